@@ -1,0 +1,63 @@
+# analytics-acp: every command a user or CI needs. `make demo` and `make test` work on a fresh clone.
+SHELL := /bin/bash
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+UV := $(BIN)/uv
+# Every workspace member with a pyproject.toml is installed (editable) into the one venv.
+MEMBERS := core $(sort $(dir $(wildcard connectors/*/pyproject.toml tools/*/pyproject.toml)))
+STAMP := $(VENV)/.installed
+CONNECTOR ?= databases
+
+.PHONY: help setup venv system-deps npm-deps test test-fast lint demo build build-all bench clean
+
+help:
+	@echo "make demo    - set up and run the ACP Bridge demo (SQLite + prediction)"
+	@echo "make test    - set up everything and run the whole test suite"
+	@echo "make build CONNECTOR=<id> - freeze one connector into dist/<id>/ and dist/<id>-<version>.zip"
+	@echo "make bench   - run the benchmarks (tools/bench/results/latest.json)"
+	@echo "make lint    - ruff"
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install -q --upgrade pip uv
+
+$(STAMP): $(BIN)/python $(wildcard core/pyproject.toml connectors/*/pyproject.toml tools/*/pyproject.toml) requirements-dev.txt
+	$(UV) pip install --python $(BIN)/python -q -r requirements-dev.txt $(foreach m,$(MEMBERS),-e $(m))
+	touch $(STAMP)
+
+venv: $(STAMP)
+
+# Debian packages the suite needs (Chromium for the browser connector). Needs root (CI runs as root).
+system-deps:
+	@bash tools/setup/system-deps.sh
+
+# Third-party MCP clients (TypeScript SDK, Inspector, conformance suite, Node 22), from pinned lock files.
+npm-deps:
+	@bash tools/setup/npm-deps.sh
+
+setup: venv system-deps npm-deps
+
+test: setup
+	bash tools/setup/run-tests.sh
+
+test-fast: venv
+	$(BIN)/pytest -q -m "not build and not external" -x
+
+lint: venv
+	$(BIN)/ruff check .
+
+demo: venv
+	$(BIN)/python tools/bridge/demo/run_demo.py
+
+build: venv
+	$(BIN)/analytics-acp build $(CONNECTOR) --out dist
+
+build-all: venv
+	$(BIN)/analytics-acp build --all --out dist
+
+bench: venv
+	$(BIN)/analytics-acp bench
+
+clean:
+	rm -rf $(VENV) dist .demo

@@ -1,0 +1,120 @@
+"""``CallContext``: what a tool or block sees of the effective configuration (5.3).
+
+The runtime builds one per tools/call from ``_meta.acp`` > ``acp/configure`` > defaults.
+Credentials live here only for the duration of the call; nothing here is ever echoed.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .errors import CredentialsMissing, HostTablesUnsupported
+
+
+@dataclass
+class ClientInfo:
+    """The client's ``experimental.acp`` capability (4.1); ``acp=False`` for a plain MCP client."""
+
+    acp: bool = False
+    version: str | None = None
+    stores_system_data: bool = False
+    multi_table: bool = False
+    host_tables: bool = False
+    autocontext_delivery: str | None = None
+
+
+@dataclass
+class HostTable:
+    """A table read from the host with ``acp/read_table`` (8.8): typed headers and all rows."""
+
+    ref: str
+    headers: list[dict[str, Any]]
+    rows: list[dict[str, Any]]
+
+    @property
+    def columns(self) -> list[str]:
+        """Column names in header order (falls back to the first row's keys)."""
+        if self.headers:
+            return [h["name"] for h in self.headers]
+        return list(self.rows[0].keys()) if self.rows else []
+
+    def header_type(self, column: str) -> str | None:
+        """Declared type of a column, if the host sent one."""
+        for h in self.headers:
+            if h.get("name") == column:
+                return h.get("type")
+        return None
+
+
+ReadTable = Callable[[str], Awaitable[HostTable]]
+
+
+@dataclass
+class CallContext:
+    """Effective settings of one call. Tools receive it as ``ctx``."""
+
+    connector_id: str
+    tool: str
+    credentials: dict[str, Any] | None = None
+    config: dict[str, Any] = field(default_factory=dict)
+    resource_id: str | None = None
+    resource_level: str | None = None
+    row_limit: int = 25
+    cost_limit_usd: float = 0
+    field_limit: int = 20
+    tables: list[str] | None = None  # catalog selection from _meta/configure (8.7), before arguments
+    session_id: str | None = None
+    conversation_id: str | None = None
+    call_id: str | None = None
+    sampling: str = "head"
+    inline_max_bytes: int | None = None
+    autocontext_delivered: bool | None = None
+    autocontext_blocks: list[str] | None = None
+    client: ClientInfo = field(default_factory=ClientInfo)
+    tmp_dir: Path | None = None
+    cache_dir: Path | None = None
+    warnings: list[str] = field(default_factory=list)  # tools may append; they reach system_info.warnings
+    _read_table: ReadTable | None = None
+    _identity: str | None = None
+
+    def require_credentials(self) -> dict[str, Any]:
+        """The credentials, or ACP_CREDENTIALS_MISSING (10.3) when the host sent none."""
+        if not self.credentials:
+            raise CredentialsMissing(
+                "This source needs credentials and none were configured. Ask the user to add them in the source settings."
+            )
+        return self.credentials
+
+    @property
+    def credential_identity(self) -> str:
+        """A hash that partitions caches per credential identity (7.4, 10.1.5); never the secret itself."""
+        if self._identity is not None:
+            return self._identity
+        return hashlib.sha256(b"anonymous").hexdigest()[:16]
+
+    @property
+    def state_key(self) -> str | None:
+        """Per-conversation key for server-side state (5.2: conversation_id, falling back to session_id)."""
+        return self.conversation_id or self.session_id
+
+    def check_access(self, target: str | None, operation: str, rules_key: str = "table_rules") -> str:
+        """Raise ACP_READ_ONLY_VIOLATION unless ``operation`` ("read"/"add"/"replace") fits 10.6; return the mode."""
+        from .access import check_access
+
+        return check_access(self.config, target, operation, rules_key)  # type: ignore[arg-type]
+
+    async def read_table(self, ref: str) -> HostTable:
+        """Ask the host for table ``ref`` with ``acp/read_table`` (8.8).
+
+        Raises ACP_HOST_TABLES_UNSUPPORTED when the client did not declare host_tables,
+        and passes the host's -32021/-32022 errors on as typed errors.
+        """
+        if not self.client.host_tables or self._read_table is None:
+            raise HostTablesUnsupported(
+                "This tool reads a host table (table_ref), but the host does not support acp/read_table."
+            )
+        return await self._read_table(ref)

@@ -1,0 +1,59 @@
+"""Every extension point of analytics-acp, in one module (pluggy project ``analytics_acp``).
+
+A connector is a plugin module whose ``plugin.py`` implements some of these with
+``@hookimpl``. Each served connector gets its own plugin manager (the connector
+plugin plus any extension plugins), so hooks never mix two connectors.
+Implementations may accept fewer arguments than the spec; call hooks by keyword.
+"""
+
+from __future__ import annotations
+
+import pluggy
+
+hookspec = pluggy.HookspecMarker("analytics_acp")
+hookimpl = pluggy.HookimplMarker("analytics_acp")
+
+
+@hookspec(firstresult=True)
+def connector_declaration():
+    """Return the connector's ``ConnectorInfo`` (identity, defaults, schemas, resource_id, cost, catalog)."""
+
+
+@hookspec
+def register_tools(register, info):
+    """Call ``register(ToolSpec)`` once per tool the connector publishes."""
+
+
+@hookspec
+def register_blocks(register, info):
+    """Call ``register(BlockSpec)`` once per autocontext block (7.1)."""
+
+
+@hookspec(firstresult=True)
+def list_resources(ctx):
+    """Return every resource the credentials can see, in the source's order (6.3), as ``Resource`` items."""
+
+
+@hookspec(firstresult=True)
+def normalize_resource_id(resource_id, ctx):
+    """Return the normalized id (str) or a ``ResourceRef`` with its level; raise InvalidArguments if malformed."""
+
+
+@hookspec(firstresult=True)
+def estimate_cost(tool, arguments, ctx):
+    """Return a ``CostEstimate`` (or USD float) for a paid tool call before it runs (9.2)."""
+
+
+@hookspec(firstresult=True)
+def credential_identity(credentials):
+    """Return a stable, non-secret identity string for credentials (e.g. a client_email); the core hashes it."""
+
+
+@hookspec(wrapper=True)
+def around_tool_call(tool, arguments, ctx):
+    """Wrap every tool call (timing, audit, budgets): ``result = yield``; return the (possibly changed) result."""
+
+
+@hookspec
+def connector_shutdown():
+    """Release what the connector holds (browsers, pools) when the server stops."""

@@ -1,0 +1,154 @@
+"""Plugin loading: one pluggy manager per served connector.
+
+Connectors register under the entry-point group ``analytics_acp.connectors``
+(name = connector id, value = its ``plugin`` module). Extension plugins (audit,
+timing...) register under ``analytics_acp.plugins`` and join every manager.
+``ANALYTICS_ACP_PLUGINS`` (comma-separated names) restricts which entry points load;
+a frozen build registers its one connector module explicitly (PyInstaller drops entry points).
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+from dataclasses import dataclass, field
+from importlib.metadata import entry_points
+from types import ModuleType
+from typing import Any
+
+import pluggy
+
+from . import hookspecs
+from .declarations import BlockSpec, ConnectorInfo, ToolSpec
+from .errors import AcpError
+
+CONNECTOR_GROUP = "analytics_acp.connectors"
+PLUGIN_GROUP = "analytics_acp.plugins"
+ENV_RESTRICT = "ANALYTICS_ACP_PLUGINS"
+
+
+class ConnectorNotFound(LookupError):
+    """No connector with that id is installed."""
+
+
+def _allowed(name: str) -> bool:
+    raw = os.environ.get(ENV_RESTRICT)
+    if raw is None or not raw.strip():
+        return True
+    return name in {part.strip() for part in raw.split(",")}
+
+
+def available_connectors() -> dict[str, str]:
+    """Installed connectors: id -> module path of its plugin (entry points, filtered by ANALYTICS_ACP_PLUGINS)."""
+    found: dict[str, str] = {}
+    for ep in entry_points(group=CONNECTOR_GROUP):
+        if _allowed(ep.name):
+            found[ep.name] = ep.value
+    return dict(sorted(found.items()))
+
+
+@dataclass
+class LoadedConnector:
+    """A connector's plugin manager with its declaration, tools and blocks collected."""
+
+    pm: pluggy.PluginManager
+    info: ConnectorInfo
+    tools: dict[str, ToolSpec] = field(default_factory=dict)
+    blocks: dict[str, BlockSpec] = field(default_factory=dict)
+    tool_owner: dict[str, str] = field(default_factory=dict)  # tool name -> plugin name (attribution)
+
+    @property
+    def hook(self) -> Any:
+        """The pluggy hook relay."""
+        return self.pm.hook
+
+    @property
+    def extraction_tools(self) -> list[str]:
+        """Extraction tool names, the default one first (4.2)."""
+        names = [t.name for t in self.tools.values() if t.kind == "extraction"]
+        names.sort(key=lambda n: not self.tools[n].default)
+        return names
+
+
+def new_manager() -> pluggy.PluginManager:
+    """A plugin manager with the ACP hookspecs and the core's own fallbacks."""
+    pm = pluggy.PluginManager("analytics_acp")
+    pm.add_hookspecs(hookspecs)
+    from . import core_plugin
+
+    pm.register(core_plugin, name="analytics_acp.core")
+    return pm
+
+
+def load_connector(connector: str | ModuleType, *, extensions: bool = True) -> LoadedConnector:
+    """Build the manager for one connector: an id (entry point), a module path, or a module object."""
+    pm = new_manager()
+    if isinstance(connector, ModuleType):
+        module, name = connector, connector.__name__
+    else:
+        table = available_connectors()
+        target = table.get(connector, connector if "." in connector or ":" in connector else None)
+        if target is None:
+            raise ConnectorNotFound(
+                f"No connector named {connector!r}. Installed: {', '.join(table) or 'none'}."
+            )
+        module = importlib.import_module(target.split(":")[0])
+        name = connector
+    pm.register(module, name=f"connector:{name}")
+    if extensions:
+        for ep in entry_points(group=PLUGIN_GROUP):
+            if _allowed(ep.name):
+                pm.register(ep.load(), name=f"plugin:{ep.name}")
+    pm.check_pending()
+    info = pm.hook.connector_declaration()
+    if not isinstance(info, ConnectorInfo):
+        raise TypeError(f"{name}: connector_declaration() must return a ConnectorInfo")
+    loaded = LoadedConnector(pm=pm, info=info)
+    _collect(loaded)
+    return loaded
+
+
+def _collect(loaded: LoadedConnector) -> None:
+    """Run the register_* hooks, recording which plugin registered each tool; clashes are errors."""
+    reserved = {"autocontext", "autocontext_data"}
+    for impl in loaded.pm.hook.register_tools.get_hookimpls():
+        owner = loaded.pm.get_name(impl.plugin) or "?"
+
+        def register_tool(tool: ToolSpec, _owner: str = owner) -> None:
+            if tool.name in reserved:
+                raise ValueError(f"{_owner}: {tool.name!r} is a reserved ACP tool name (7.2, 7.3)")
+            if tool.name in loaded.tools:
+                raise ValueError(
+                    f"tool {tool.name!r} registered twice ({loaded.tool_owner[tool.name]} and {_owner})"
+                )
+            loaded.tools[tool.name] = tool
+            loaded.tool_owner[tool.name] = _owner
+
+        _call_impl(impl, register=register_tool, info=loaded.info)
+    for impl in loaded.pm.hook.register_blocks.get_hookimpls():
+
+        def register_block(block: BlockSpec) -> None:
+            from .blockids import check_block_id
+
+            check_block_id(block.id)
+            if block.id in loaded.blocks:
+                raise ValueError(f"block {block.id!r} registered twice")
+            loaded.blocks[block.id] = block
+
+        _call_impl(impl, register=register_block, info=loaded.info)
+
+
+def _call_impl(impl: Any, **kwargs: Any) -> None:
+    # Implementations may take fewer arguments than the spec (pluggy convention).
+    wanted = {k: v for k, v in kwargs.items() if k in impl.argnames}
+    impl.function(**wanted)
+
+
+__all__ = [
+    "AcpError",
+    "ConnectorNotFound",
+    "LoadedConnector",
+    "available_connectors",
+    "load_connector",
+    "new_manager",
+]
