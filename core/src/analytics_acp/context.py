@@ -66,6 +66,7 @@ class CallContext:
     row_limit: int = 25
     cost_limit_usd: float = 0
     field_limit: int = 20
+    default_resource_id: str | None = None
     tables: list[str] | None = None  # catalog selection from _meta/configure (8.7), before arguments
     session_id: str | None = None
     conversation_id: str | None = None
@@ -78,6 +79,7 @@ class CallContext:
     tmp_dir: Path | None = None
     cache_dir: Path | None = None
     warnings: list[str] = field(default_factory=list)  # tools may append; they reach system_info.warnings
+    cost_estimate_usd: float = 0  # set by the cost preflight (9.2) before a paid tool runs
     _read_table: ReadTable | None = None
     _identity: str | None = None
 
@@ -118,3 +120,9 @@ class CallContext:
                 "This tool reads a host table (table_ref), but the host does not support acp/read_table."
             )
         return await self._read_table(ref)
+
+    def read_table_sync(self, ref: str) -> HostTable:
+        """``read_table`` for sync tools (they run in a worker thread): hops to the event loop."""
+        import anyio.from_thread
+
+        return anyio.from_thread.run(self.read_table, ref)

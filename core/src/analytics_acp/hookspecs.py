@@ -49,9 +49,10 @@ def credential_identity(credentials):
     """Return a stable, non-secret identity string for credentials (e.g. a client_email); the core hashes it."""
 
 
-@hookspec(wrapper=True)
+@hookspec(firstresult=True)
 def around_tool_call(tool, arguments, ctx):
-    """Wrap every tool call (timing, audit, budgets): ``result = yield``; return the (possibly changed) result."""
+    """Wrap every tool call. Implement with ``@hookimpl(wrapper=True)``: ``inner = yield`` is the awaitable
+    that runs the tool; return an awaitable (e.g. a coroutine that awaits ``inner``) for timing, audit, budgets."""
 
 
 @hookspec

@@ -1,0 +1,270 @@
+"""An ACP host client on the MCP SDK's ``ClientSession`` (4.1, 5, 8.5, 8.8).
+
+Used by the tests, the conformance kit, the bridge and ``analytics-acp check``. It declares
+the client capability in its own initialize request (``ClientSession.initialize`` cannot send
+``experimental``), configures, calls with ``_meta.acp``, loads ``table_uri`` files and answers
+the server's ``acp/read_table`` from a resolver it is given.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
+from typing import Any, TextIO
+
+import anyio
+import mcp_types as types
+import orjson
+from mcp.client.session import ClientSession
+from mcp.shared.exceptions import MCPError
+from mcp.shared.jsonrpc_dispatcher import JSONRPCDispatcher
+from pydantic import ConfigDict
+
+from ..constants import ACP_KEY, ACP_METHOD_READ_TABLE, ACP_PROTOCOL_VERSION, MCP_HANDSHAKE_VERSION
+from ..errors import AcpError, HostTablesUnsupported
+
+Resolver = Callable[[str, "str | None"], Awaitable[dict[str, Any]]]
+
+FULL_HOST = {
+    "version": ACP_PROTOCOL_VERSION,
+    "stores_system_data": True,
+    "multi_table": True,
+    "host_tables": True,
+    "autocontext_delivery": "on_first_call",
+}
+
+
+class ProtocolError(Exception):
+    """A JSON-RPC error answer (e.g. -32016 from acp/configure)."""
+
+    def __init__(self, code: int, message: str, data: Any = None):
+        super().__init__(f"{code}: {message}")
+        self.code, self.message, self.data = code, message, data
+
+
+class _Open(types.RequestParams):
+    model_config = ConfigDict(extra="allow")
+
+
+class _OpenResult(types.Result):
+    model_config = ConfigDict(extra="allow")
+
+
+class _AnyRequest(types.Request[_Open, str]):
+    """A request with any method name (ACP's custom methods)."""
+
+
+class _HostDispatcher(JSONRPCDispatcher):
+    """Routes the server's ``acp/read_table`` to the host's resolver; everything else to the SDK."""
+
+    resolver: Resolver | None = None
+
+    async def run(self, on_request, on_notify, on_notify_intercept=None, *, task_status=anyio.TASK_STATUS_IGNORED):
+        async def route(dctx, method, params):
+            if method == ACP_METHOD_READ_TABLE:
+                return await self._read_table(params or {})
+            return await on_request(dctx, method, params)
+
+        return await super().run(route, on_notify, on_notify_intercept, task_status=task_status)
+
+    async def _read_table(self, params: dict[str, Any]) -> dict[str, Any]:
+        if self.resolver is None:
+            err = HostTablesUnsupported("This host does not resolve host tables.")
+            raise MCPError(code=err.code, message=err.message)
+        try:
+            return await self.resolver(str(params.get("ref", "")), params.get("call_id"))
+        except AcpError as exc:  # 8.8: typed errors travel as JSON-RPC errors of the request
+            raise MCPError(code=exc.code, message=exc.message, data=exc.data) from None
+
+
+class ToolResult:
+    """A tools/call result split into the three parts of 8."""
+
+    def __init__(self, raw: dict[str, Any], http_token: str | None = None):
+        self.raw = raw
+        self._http_token = http_token
+        self._tables: list[Any] | None = None
+
+    @property
+    def content(self) -> list[dict[str, Any]]:
+        """Every content block (content[0] is model_response)."""
+        return self.raw.get("content") or []
+
+    @property
+    def text(self) -> str:
+        """content[0].text."""
+        return self.content[0].get("text", "") if self.content else ""
+
+    @property
+    def is_error(self) -> bool:
+        """isError of the result."""
+        return bool(self.raw.get("isError"))
+
+    @property
+    def model_response(self) -> Any:
+        """content[0].text parsed as JSON (what the model sees)."""
+        return orjson.loads(self.text) if self.text else None
+
+    @property
+    def acp(self) -> dict[str, Any] | None:
+        """result._meta.acp."""
+        return (self.raw.get("_meta") or {}).get(ACP_KEY)
+
+    @property
+    def system_info(self) -> dict[str, Any] | None:
+        """_meta.acp.system_info."""
+        return (self.acp or {}).get("system_info")
+
+    @property
+    def system_data(self) -> dict[str, Any] | None:
+        """_meta.acp.system_data as received (table_uri not yet loaded)."""
+        return (self.acp or {}).get("system_data")
+
+    @property
+    def error(self) -> dict[str, Any] | None:
+        """_meta.acp.error ({code, name, message, data?}) or None."""
+        return (self.acp or {}).get("error")
+
+    def tables(self) -> list[Any]:
+        """Full tables of system_data, loading (and deleting) file:// tables and fetching one-time URLs."""
+        if self._tables is None:
+            from .tables import load_system_data
+
+            self._tables = load_system_data(self.system_data, http_token=self._http_token)
+        return self._tables
+
+
+class AcpClient:
+    """One connection to an ACP server, as a host."""
+
+    def __init__(self, session: ClientSession, capability: dict[str, Any] | None, http_token: str | None = None):
+        self.session = session
+        self.capability = capability
+        self.http_token = http_token
+        self.initialize_result: dict[str, Any] = {}
+
+    @classmethod
+    @asynccontextmanager
+    async def stdio(
+        cls,
+        command: list[str],
+        *,
+        env: dict[str, str] | None = None,
+        cwd: str | None = None,
+        capability: dict[str, Any] | bool | None = None,
+        resolver: Resolver | None = None,
+        errlog: TextIO | None = None,
+        read_timeout: float | None = None,
+    ) -> AsyncIterator[AcpClient]:
+        """Spawn ``command`` as a stdio server, initialize as an ACP host and yield the client."""
+        from mcp.client.stdio import StdioServerParameters, stdio_client
+
+        params = StdioServerParameters(command=command[0], args=list(command[1:]), env={**os.environ, **(env or {})}, cwd=cwd)
+        async with stdio_client(params, errlog=errlog or sys.stderr) as (read, write):
+            async with cls._session(read, write, capability, resolver, None, read_timeout) as client:
+                yield client
+
+    @classmethod
+    @asynccontextmanager
+    async def http(
+        cls,
+        url: str,
+        *,
+        token: str | None = None,
+        capability: dict[str, Any] | bool | None = None,
+        resolver: Resolver | None = None,
+        read_timeout: float | None = None,
+    ) -> AsyncIterator[AcpClient]:
+        """Connect to a Streamable HTTP server (Bearer ``token`` when given)."""
+        from mcp.client.streamable_http import streamable_http_client
+        from mcp.shared._httpx_utils import create_mcp_http_client
+
+        headers = {"Authorization": f"Bearer {token}"} if token else None
+        async with create_mcp_http_client(headers=headers) as http_client:
+            async with streamable_http_client(url, http_client=http_client, max_sse_event_size=None) as (read, write):
+                async with cls._session(read, write, capability, resolver, token, read_timeout) as client:
+                    yield client
+
+    @classmethod
+    @asynccontextmanager
+    async def _session(cls, read, write, capability, resolver, token, read_timeout) -> AsyncIterator[AcpClient]:
+        if capability is None or capability is True:
+            capability = dict(FULL_HOST)
+        elif capability is False:
+            capability = None
+        dispatcher = _HostDispatcher(read, write)
+        dispatcher.resolver = resolver
+        async with ClientSession(dispatcher=dispatcher, read_timeout_seconds=read_timeout) as session:
+            client = cls(session, capability, token)
+            await client._initialize()
+            yield client
+
+    async def _initialize(self) -> None:
+        caps = types.ClientCapabilities(experimental={ACP_KEY: self.capability} if self.capability else None)
+        init = await self.session.send_request(
+            types.InitializeRequest(
+                params=types.InitializeRequestParams(
+                    protocol_version=MCP_HANDSHAKE_VERSION,
+                    capabilities=caps,
+                    client_info=types.Implementation(name="analytics-acp-host", version=ACP_PROTOCOL_VERSION),
+                )
+            ),
+            types.InitializeResult,
+        )
+        self.session.adopt(init)
+        await self.session.send_notification(types.InitializedNotification())
+        self.initialize_result = init.model_dump(by_alias=True, mode="json", exclude_none=True)
+
+    @property
+    def server_capability(self) -> dict[str, Any] | None:
+        """capabilities.experimental.acp, or None for a plain MCP server (4.3)."""
+        exp = (self.initialize_result.get("capabilities") or {}).get("experimental") or {}
+        cap = exp.get(ACP_KEY)
+        return cap if isinstance(cap, dict) else None
+
+    @property
+    def server_info(self) -> dict[str, Any]:
+        """serverInfo of the initialize result."""
+        return self.initialize_result.get("serverInfo") or {}
+
+    @property
+    def instructions(self) -> str | None:
+        """instructions of the initialize result."""
+        return self.initialize_result.get("instructions")
+
+    async def raw_request(self, method: str, params: dict[str, Any] | None = None) -> dict[str, Any]:
+        """Send any JSON-RPC request; JSON-RPC errors raise ProtocolError."""
+        req = _AnyRequest(method=method, params=_Open(**(params or {})))
+        try:
+            result = await self.session.send_request(req, _OpenResult)
+        except MCPError as exc:
+            raise ProtocolError(exc.code, exc.message, exc.data) from None
+        return result.model_dump(by_alias=True, mode="json", exclude_none=False)
+
+    async def configure(self, **params: Any) -> dict[str, Any]:
+        """acp/configure (5.1): returns ``{ok, effective}``; invalid input raises ProtocolError."""
+        result = await self.raw_request("acp/configure", params)
+        result.pop("_meta", None)
+        return result
+
+    async def list_tools(self) -> list[dict[str, Any]]:
+        """tools/list as wire dicts (follows pagination)."""
+        tools: list[dict[str, Any]] = []
+        cursor = None
+        while True:
+            page = await self.session.list_tools(params=types.PaginatedRequestParams(cursor=cursor) if cursor else None)
+            tools.extend(t.model_dump(by_alias=True, mode="json", exclude_none=True) for t in page.tools)
+            cursor = page.next_cursor
+            if not cursor:
+                return tools
+
+    async def call_tool(self, name: str, arguments: dict[str, Any] | None = None, meta: dict[str, Any] | None = None) -> ToolResult:
+        """tools/call with ``_meta.acp`` = ``meta``; returns the split result."""
+        params = types.CallToolRequestParams(name=name, arguments=arguments or {}, _meta={ACP_KEY: meta} if meta is not None else None)
+        try:
+            raw = await self.session.send_request(types.CallToolRequest(params=params), _OpenResult)
+        except MCPError as exc:
+            raise ProtocolError(exc.code, exc.message, exc.data) from None
+        return ToolResult(raw.model_dump(by_alias=True, mode="json", exclude_none=True), self.http_token)

@@ -1,0 +1,146 @@
+"""Streamable HTTP transport (3.2, 10.5, 13.3): /mcp, Bearer auth, one-time table URLs.
+
+Binds 127.0.0.1 by default and refuses a non-loopback address without ACP_HTTP_TOKEN.
+Big system_data tables are not handed out as file:// paths (a remote host could not read
+them, 8.5): they are served once, shortly, at /acp-files/<token> behind the same auth.
+Request bodies are never logged (they carry credentials).
+"""
+
+from __future__ import annotations
+
+import hmac
+import ipaddress
+import os
+import secrets
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+from .runtime import AcpServer
+
+FILE_TTL_S = 300
+FILES_PATH = "/acp-files"
+
+
+class InsecureBind(ValueError):
+    """A non-loopback bind was asked for without a transport token."""
+
+
+def is_loopback(host: str) -> bool:
+    """True for 127.0.0.0/8, ::1 and localhost."""
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+class OneTimeFiles:
+    """token -> file, each served once before it expires, then deleted."""
+
+    def __init__(self, ttl_s: float = FILE_TTL_S):
+        self.ttl_s = ttl_s
+        self._files: dict[str, tuple[Path, float]] = {}
+        self._lock = threading.Lock()
+
+    def register(self, path: Path) -> str:
+        """A fresh unguessable token for ``path``."""
+        token = secrets.token_urlsafe(24)
+        with self._lock:
+            self._expire()
+            self._files[token] = (path, time.monotonic() + self.ttl_s)
+        return token
+
+    def take(self, token: str) -> Path | None:
+        """The file for ``token`` if still valid; the token is consumed."""
+        with self._lock:
+            self._expire()
+            entry = self._files.pop(token, None)
+        return entry[0] if entry else None
+
+    def _expire(self) -> None:
+        now = time.monotonic()
+        for token, (path, deadline) in list(self._files.items()):
+            if deadline < now:
+                self._files.pop(token, None)
+                path.unlink(missing_ok=True)
+
+
+class BearerGuard:
+    """ASGI wrapper: every HTTP request needs ``Authorization: Bearer <token>`` (3.2)."""
+
+    def __init__(self, app: Any, token: str):
+        self.app = app
+        self.expected = f"Bearer {token}".encode()
+
+    async def __call__(self, scope: dict, receive: Any, send: Any) -> None:
+        if scope["type"] == "http":
+            given = dict(scope.get("headers") or []).get(b"authorization", b"")
+            if not hmac.compare_digest(given, self.expected):
+                body = b'{"error":"unauthorized","message":"Missing or invalid Bearer token."}'
+                await send(
+                    {
+                        "type": "http.response.start",
+                        "status": 401,
+                        "headers": [
+                            (b"content-type", b"application/json"),
+                            (b"www-authenticate", b'Bearer realm="analytics-acp"'),
+                        ],
+                    }
+                )
+                await send({"type": "http.response.body", "body": body})
+                return
+        await self.app(scope, receive, send)
+
+
+def build_http_app(acp: AcpServer, *, host: str = "127.0.0.1", port: int = 7413, token: str | None = None) -> Any:
+    """The ASGI app: /mcp plus /acp-files, wrapped in Bearer auth when a token is set."""
+    from starlette.background import BackgroundTask
+    from starlette.responses import FileResponse, JSONResponse
+    from starlette.routing import Route
+
+    files = OneTimeFiles()
+    fallback_base = f"http://{host}:{port}"
+
+    async def serve_file(request: Any) -> Any:
+        path = files.take(request.path_params["token"])
+        if path is None or not path.exists():
+            return JSONResponse({"error": "not_found", "message": "Unknown or expired table URL."}, status_code=404)
+        return FileResponse(path, media_type="application/json", background=BackgroundTask(path.unlink, missing_ok=True))
+
+    def url_factory(request: Any):
+        base = str(request.base_url).rstrip("/") if request is not None and hasattr(request, "base_url") else fallback_base
+
+        def to_url(path: Path) -> str:
+            return f"{base}{FILES_PATH}/{files.register(path)}"
+
+        return to_url
+
+    acp.file_url_factory = url_factory
+    app = acp.server.streamable_http_app(
+        streamable_http_path="/mcp",
+        host=host,
+        custom_starlette_routes=[Route(FILES_PATH + "/{token}", serve_file, methods=["GET"])],
+    )
+    return BearerGuard(app, token) if token else app
+
+
+def serve_http(acp: AcpServer, *, host: str = "127.0.0.1", port: int | None = None, token: str | None = None) -> None:
+    """Run the HTTP transport with uvicorn (blocking). Port: --port, else ACP_PORT, else 7413."""
+    import uvicorn
+
+    token = token if token is not None else (os.environ.get("ACP_HTTP_TOKEN") or None)
+    if not is_loopback(host) and not token:
+        raise InsecureBind(
+            f"Refusing to listen on {host} without ACP_HTTP_TOKEN: a server reachable outside this machine "
+            "must require transport authentication (spec 3.2). Set ACP_HTTP_TOKEN or bind 127.0.0.1."
+        )
+    port = port if port is not None else int(os.environ.get("ACP_PORT") or 7413)
+    app = build_http_app(acp, host=host, port=port, token=token)
+    config = uvicorn.Config(app, host=host, port=port, log_level="warning", access_log=False, lifespan="on")
+    try:
+        uvicorn.Server(config).run()
+    finally:
+        acp.shutdown()

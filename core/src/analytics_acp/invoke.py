@@ -1,0 +1,42 @@
+"""Running a tool: sync tools run in a worker thread together with result building,
+so a database cursor generator is created and consumed on the same thread."""
+
+from __future__ import annotations
+
+import inspect
+from typing import Any
+
+import anyio
+
+from .context import CallContext
+from .declarations import ToolSpec
+
+
+async def invoke_tool(tool: ToolSpec, arguments: dict[str, Any], ctx: CallContext) -> Any:
+    """Run ``tool`` and pass its output through ``ctx``'s finisher (the result builder)."""
+    finish = getattr(ctx, "_finish", None) or (lambda raw: raw)
+    if inspect.iscoroutinefunction(tool.run):
+        raw = await tool.run(arguments, ctx)
+        return await anyio.to_thread.run_sync(finish, raw)
+
+    def run_and_finish() -> Any:
+        raw = tool.run(arguments, ctx)
+        if inspect.isawaitable(raw):  # a sync function that returned a coroutine
+            raw = anyio.from_thread.run(_await, raw)
+        return finish(raw)
+
+    return await anyio.to_thread.run_sync(run_and_finish)
+
+
+async def _await(awaitable: Any) -> Any:
+    return await awaitable
+
+
+async def call_maybe_async(fn: Any, *args: Any) -> Any:
+    """Call a sync or async callable (block fetchers, hooks); sync ones run in a worker thread."""
+    if inspect.iscoroutinefunction(fn):
+        return await fn(*args)
+    result = await anyio.to_thread.run_sync(lambda: fn(*args))
+    if inspect.isawaitable(result):
+        result = await result
+    return result

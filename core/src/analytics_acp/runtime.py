@@ -1,0 +1,223 @@
+"""The ACP server on the MCP SDK's low-level ``Server`` (3, 4, 5.1, 8.8).
+
+- A middleware edits the initialize result to add ``capabilities.experimental.acp``
+  (works on stdio and Streamable HTTP) and records the client's ACP capability per connection.
+- ``acp/configure`` is a custom request handler; its state lives on the connection
+  (one per stdio process, one per HTTP session).
+- ``acp/read_table`` is sent back to the client on the request's own channel.
+- ``server/discover`` answers -32601 so clients fall back to the initialize handshake
+  (ACP needs the 2025-11-25 era; DESIGN.md).
+"""
+
+from __future__ import annotations
+
+import logging
+import sys
+from typing import Any
+
+import mcp_types as types
+from mcp.server.lowlevel import Server
+from mcp.shared.exceptions import MCPError
+from mcp.shared.message import ServerMessageMetadata
+from pydantic import ConfigDict
+
+from .calls import ConnectorRuntime
+from .constants import ACP_KEY, ACP_METHOD_CONFIGURE, ACP_METHOD_READ_TABLE
+from .context import ClientInfo, HostTable
+from .effective import SessionConfig
+from .errors import AcpError, UpstreamError, error_from_payload
+from .plugins import LoadedConnector
+from .runtime_tools import capability, tool_list
+
+log = logging.getLogger("analytics_acp")
+_SESSION_KEY = "analytics_acp.session"
+_CLIENT_KEY = "analytics_acp.client"
+
+
+class _OpenParams(types.RequestParams):
+    """Params of ACP's custom methods: snake_case keys kept as extras (mcp models alias camelCase)."""
+
+    model_config = ConfigDict(extra="allow")
+
+
+class _OpenResult(types.Result):
+    model_config = ConfigDict(extra="allow")
+
+
+class ReadTableRequest(types.Request[_OpenParams, str]):
+    """Server -> client ``acp/read_table`` (8.8)."""
+
+    method: str = ACP_METHOD_READ_TABLE
+
+
+def parse_client_capability(params: Any) -> ClientInfo:
+    """The client's experimental.acp (4.1). A different major version means plain MCP (4.3)."""
+    try:
+        raw = (params or {}).get("capabilities", {}).get("experimental", {}).get(ACP_KEY)
+    except AttributeError:
+        raw = None
+    if not isinstance(raw, dict):
+        return ClientInfo()
+    version = str(raw.get("version", ""))
+    if version.split(".")[0] != "1":
+        return ClientInfo(acp=False, version=version)
+    return ClientInfo(
+        acp=True,
+        version=version,
+        stores_system_data=bool(raw.get("stores_system_data")),
+        multi_table=bool(raw.get("multi_table")),
+        host_tables=bool(raw.get("host_tables")),
+        autocontext_delivery=raw.get("autocontext_delivery"),
+    )
+
+
+def _state(ctx: Any) -> dict[str, Any]:
+    # Per-connection scratch state: one dict per stdio connection or HTTP session (DESIGN.md).
+    return ctx.session._connection.state
+
+
+class AcpServer:
+    """One connector served over MCP. ``server`` is the SDK object transports run."""
+
+    def __init__(self, loaded: LoadedConnector):
+        self.loaded = loaded
+        self.runtime = ConnectorRuntime(loaded)
+        self.file_url_factory = None  # set by the HTTP transport: Path -> one-time URL
+        info = loaded.info
+        self.server: Server[Any] = Server(
+            info.id,
+            version=info.version,
+            title=info.name,
+            description=info.description,
+            instructions=info.instructions or None,
+            on_list_tools=self._list_tools,
+            on_call_tool=self._call_tool,
+        )
+        self.server.add_request_handler(ACP_METHOD_CONFIGURE, _OpenParams, self._configure)
+        self.server.add_request_handler("server/discover", types.RequestParams, self._no_discover)
+        self.server.middleware.append(self._handshake)
+        self._tools: types.ListToolsResult | None = None
+
+    async def _handshake(self, ctx: Any, call_next: Any) -> Any:
+        result = await call_next(ctx)
+        if ctx.method == "initialize":
+            _state(ctx)[_CLIENT_KEY] = parse_client_capability(ctx.params)
+            result = dict(result)
+            caps = dict(result.get("capabilities") or {})
+            experimental = dict(caps.get("experimental") or {})
+            experimental[ACP_KEY] = capability(self.runtime)
+            caps["experimental"] = experimental
+            result["capabilities"] = caps
+        return result
+
+    async def _no_discover(self, ctx: Any, params: Any) -> Any:
+        raise MCPError(code=types.METHOD_NOT_FOUND, message="Method not found", data="server/discover")
+
+    async def _list_tools(self, ctx: Any, params: Any) -> types.ListToolsResult:
+        if self._tools is None:
+            self._tools = types.ListToolsResult(tools=[types.Tool.model_validate(t) for t in tool_list(self.runtime)])
+        return self._tools
+
+    async def _configure(self, ctx: Any, params: _OpenParams) -> dict[str, Any]:
+        state = _state(ctx)
+        session = state.get(_SESSION_KEY) or SessionConfig()
+        values = dict(params.model_extra or {})
+        try:
+            new, result = self.runtime.configure(session, values)
+        except AcpError as exc:  # 5.1: protocol error, the session stays unchanged
+            raise MCPError(code=exc.code, message=exc.message, data=exc.data) from None
+        state[_SESSION_KEY] = new
+        return result
+
+    async def _call_tool(self, ctx: Any, params: types.CallToolRequestParams) -> dict[str, Any]:
+        state = _state(ctx)
+        session = state.get(_SESSION_KEY) or SessionConfig()
+        client = state.get(_CLIENT_KEY) or ClientInfo()
+        meta = (ctx.meta or {}).get(ACP_KEY) if isinstance(ctx.meta, dict) else None
+        if not client.acp:
+            meta = None  # 4.3: a plain MCP client gets no ACP extensions
+
+        async def read_table(ref: str, call_id: str | None = None) -> HostTable:
+            return await _read_table(ctx, ref, call_id)
+
+        file_url = None
+        if self.file_url_factory is not None:
+            request = getattr(ctx, "request", None)
+            file_url = self.file_url_factory(request)
+        return await self.runtime.call(
+            params.name, params.arguments, meta, session, client, read_table=read_table, file_url=file_url
+        )
+
+    def shutdown(self) -> None:
+        """Let the connector release what it holds."""
+        try:
+            self.loaded.hook.connector_shutdown()
+        except Exception:  # shutting down anyway
+            log.exception("connector_shutdown failed")
+
+
+async def _read_table(ctx: Any, ref: str, call_id: str | None) -> HostTable:
+    """Send acp/read_table to the client during this call (8.8) and load the table it returns."""
+    params: dict[str, Any] = {"ref": ref}
+    if call_id:
+        params["call_id"] = call_id
+    try:
+        result = await ctx.session.send_request(
+            ReadTableRequest(params=_OpenParams(**params)),
+            _OpenResult,
+            metadata=ServerMessageMetadata(related_request_id=ctx.request_id),
+        )
+    except MCPError as exc:
+        if -32049 <= exc.code <= -32010:  # ACP codes pass through with the host's message (11.6)
+            raise error_from_payload({"code": exc.code, "message": exc.message, "data": exc.data}) from None
+        raise UpstreamError(f"The host could not read table {ref!r}: {exc.message}") from None
+    return load_host_table(ref, dict(result.model_extra or {}))
+
+
+def load_host_table(ref: str, data: dict[str, Any]) -> HostTable:
+    """An AcpHostTable (inline or file) as a HostTable with all rows (8.8)."""
+    from .results import read_table_uri
+
+    headers = list(data.get("headers") or [])
+    if data.get("format") == "file" or data.get("table_uri"):
+        uri = data.get("table_uri")
+        if not isinstance(uri, str) or not uri.startswith("file://"):
+            raise UpstreamError(f"The host returned table {ref!r} with an unreadable table_uri.")
+        rows = read_table_uri(uri)
+    else:
+        rows = data.get("table")
+        if not isinstance(rows, list):
+            raise UpstreamError(f"The host returned table {ref!r} without rows.")
+    return HostTable(ref=ref, headers=headers, rows=rows)
+
+
+def build_server(loaded: LoadedConnector) -> AcpServer:
+    """The ACP server for a loaded connector."""
+    return AcpServer(loaded)
+
+
+async def serve_stdio(acp: AcpServer) -> None:
+    """Serve over stdio in the handshake era (3.2): stdout carries only protocol messages."""
+    from mcp.server.runner import serve_loop
+    from mcp.server.stdio import stdio_server
+
+    try:
+        async with stdio_server() as (read, write):
+            await serve_loop(acp.server, read, write, lifespan_state={})
+    finally:
+        acp.shutdown()
+
+
+def configure_logging() -> None:
+    """Logs go to stderr only (3.2), WARNING by default (ANALYTICS_ACP_LOG_LEVEL to change)."""
+    import os
+
+    level = os.environ.get("ANALYTICS_ACP_LOG_LEVEL", "WARNING").upper()
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(logging.Formatter("%(asctime)s %(name)s %(levelname)s %(message)s"))
+    root = logging.getLogger()
+    root.handlers[:] = [handler]
+    root.setLevel(getattr(logging, level, logging.WARNING))
+    # The SDK's own loggers may log message bodies at debug level (10.5: bodies hold credentials).
+    logging.getLogger("mcp").setLevel(max(root.level, logging.WARNING))
+

@@ -1,0 +1,83 @@
+"""What initialize and tools/list publish: the ACP capability (4.2) and the tool list (6.2, 7, 8.7)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from .constants import ACP_PROTOCOL_VERSION, ACP_TOOL_AUTOCONTEXT, ACP_TOOL_AUTOCONTEXT_DATA
+from .declarations import ToolSpec
+from .toolschemas import (
+    AUTOCONTEXT_DATA_DESCRIPTION,
+    AUTOCONTEXT_DESCRIPTION,
+    autocontext_schemas,
+    publish_schema,
+)
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .calls import ConnectorRuntime
+
+
+def capability(runtime: ConnectorRuntime) -> dict[str, Any]:
+    """``capabilities.experimental.acp`` of 4.2, from the connector's declaration."""
+    info = runtime.info
+    cap: dict[str, Any] = {
+        "version": ACP_PROTOCOL_VERSION,
+        "defaults": info.defaults.to_json(),
+        "credentials_schema": info.credentials_schema,
+        "resource_id": info.resource_id.to_json(),
+        "autocontext": {"cache_ttl_s": info.cache_ttl_s, "delivery": list(info.delivery)},
+        "cost": info.cost.to_json(),
+        "extraction_tools": runtime.loaded.extraction_tools,
+    }
+    if info.config_schema is not None:
+        cap["config_schema"] = info.config_schema
+    if info.table_catalog:
+        cap["table_catalog"] = [entry.to_json() for entry in info.table_catalog]
+    return cap
+
+
+def published_schema(runtime: ConnectorRuntime, tool: ToolSpec) -> dict[str, Any]:
+    """The inputSchema of one connector tool as the model sees it (cached per tool)."""
+    cache = runtime.__dict__.setdefault("_schema_cache", {})
+    if tool.name not in cache:
+        tables_property = None
+        if tool.multitable:
+            catalog = runtime._catalog_for(tool)
+            if catalog:
+                from .results import tables_argument_schema
+
+                tables_property = tables_argument_schema(catalog, tool.name)
+        cache[tool.name] = publish_schema(runtime.info, tool, tables_property)
+    return cache[tool.name]
+
+
+def tool_list(runtime: ConnectorRuntime) -> list[dict[str, Any]]:
+    """tools/list: autocontext and autocontext_data always, then the connector's tools (2, 7.2, 7.3)."""
+    ac_schema, data_schema = autocontext_schemas(runtime.info, runtime.loaded.blocks)
+    tools: list[dict[str, Any]] = [
+        {
+            "name": ACP_TOOL_AUTOCONTEXT,
+            "title": "Autocontext",
+            "description": AUTOCONTEXT_DESCRIPTION,
+            "inputSchema": ac_schema,
+            "annotations": {"readOnlyHint": True},
+        },
+        {
+            "name": ACP_TOOL_AUTOCONTEXT_DATA,
+            "title": "Autocontext blocks",
+            "description": AUTOCONTEXT_DATA_DESCRIPTION,
+            "inputSchema": data_schema,
+            "annotations": {"readOnlyHint": True},
+        },
+    ]
+    for tool in runtime.loaded.tools.values():
+        entry: dict[str, Any] = {
+            "name": tool.name,
+            "description": tool.description,
+            "inputSchema": published_schema(runtime, tool),
+            "annotations": {"readOnlyHint": tool.read_only_hint},
+        }
+        if tool.title:
+            entry["title"] = tool.title
+        tools.append(entry)
+    return tools

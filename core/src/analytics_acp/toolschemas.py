@@ -1,0 +1,136 @@
+"""Published tool schemas (6.2, 7.2, 7.3, 8.7) and validation of the model's arguments."""
+
+from __future__ import annotations
+
+import copy
+from functools import lru_cache
+from typing import Any
+
+from .constants import ACP_INPUT_ANNOTATION, ACP_INPUT_TABLE_REF
+from .declarations import BlockSpec, ConnectorInfo, ToolSpec
+from .effective import SYSTEM_KEYS
+from .errors import InvalidArguments
+
+AUTOCONTEXT_DESCRIPTION = (
+    "Call this first. Without resource_id it lists the resources you can use (at most 25, most likely first; "
+    "pass query to search all of them). With resource_id it returns the context blocks you need to write a "
+    "correct request for that resource (schema, key fields, frequent values, date ranges): all blocks, or only "
+    "those named in request_data (see autocontext_data)."
+)
+AUTOCONTEXT_DATA_DESCRIPTION = (
+    "Lists the autocontext blocks this source offers (id and what each contains). With resource_id, only the "
+    "blocks that apply to that resource."
+)
+
+
+def uses_resource(info: ConnectorInfo) -> bool:
+    """False for servers whose resource_id format is "none" (6.1)."""
+    return info.resource_id.format != "none"
+
+
+def resource_property(info: ConnectorInfo) -> dict[str, Any]:
+    """The injected resource_id property: a string whose description repeats resource_id.description (6.2)."""
+    return {"type": "string", "description": info.resource_id.description}
+
+
+def autocontext_schemas(info: ConnectorInfo, blocks: dict[str, BlockSpec]) -> tuple[dict, dict]:
+    """inputSchemas of autocontext (7.3, with the optional ``query`` of 6.3) and autocontext_data (7.2)."""
+    ac: dict[str, Any] = {"type": "object", "properties": {}}
+    data: dict[str, Any] = {"type": "object", "properties": {}}
+    if uses_resource(info):
+        ac["properties"]["resource_id"] = resource_property(info)
+        data["properties"]["resource_id"] = resource_property(info)
+    items: dict[str, Any] = {"type": "string"}
+    if blocks:
+        items["enum"] = list(blocks)
+    ac["properties"]["request_data"] = {
+        "type": "array",
+        "items": items,
+        "description": "Autocontext blocks to return (see autocontext_data). Empty or omitted = all.",
+    }
+    if uses_resource(info):
+        ac["properties"]["query"] = {
+            "type": "string",
+            "description": "Without resource_id: search all resources by name, group or id.",
+        }
+    return ac, data
+
+
+def publish_schema(info: ConnectorInfo, tool: ToolSpec, tables_property: dict[str, Any] | None) -> dict[str, Any]:
+    """The tool's inputSchema as published: resource_id injected when needed, catalog ``tables`` when covered."""
+    schema = copy.deepcopy(tool.input_schema) or {"type": "object", "properties": {}}
+    schema.setdefault("type", "object")
+    props = schema.setdefault("properties", {})
+    if tool.needs_resource and uses_resource(info):
+        props["resource_id"] = resource_property(info)
+        if "required" in schema:
+            schema["required"] = [r for r in schema["required"] if r != "resource_id"]
+    else:
+        props.pop("resource_id", None)
+    if tables_property is not None:
+        props["tables"] = tables_property
+    return schema
+
+
+def table_ref_arguments(tool: ToolSpec) -> list[str]:
+    """Names of the arguments marked ``x-acp-input: table_ref`` (8.8)."""
+    props = (tool.input_schema or {}).get("properties", {})
+    return [name for name, prop in props.items() if isinstance(prop, dict) and prop.get(ACP_INPUT_ANNOTATION) == ACP_INPUT_TABLE_REF]
+
+
+@lru_cache(maxsize=256)
+def _validator(schema_key: str):
+    import json
+
+    import jsonschema
+
+    schema = json.loads(schema_key)
+    cls = jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator)
+    return cls(schema)
+
+
+def validate_arguments(schema: dict[str, Any], arguments: dict[str, Any]) -> None:
+    """Check the model's arguments against the published schema; raise ACP_INVALID_ARGUMENTS (12.1).
+
+    Limits and credentials are never accepted in arguments (5.4), and unknown arguments are refused
+    with the list of accepted ones so the model can correct itself.
+    """
+    import json
+
+    props = schema.get("properties", {})
+    system = sorted(k for k in arguments if k in SYSTEM_KEYS and k not in props)
+    if system:
+        raise InvalidArguments(
+            f"{', '.join(system)} cannot be passed as tool arguments: limits, credentials and configuration "
+            "are set by the host, not by the model. Remove them and call again."
+        )
+    unknown = sorted(k for k in arguments if k not in props)
+    if unknown and schema.get("additionalProperties", False) is not True:
+        raise InvalidArguments(
+            f"Unknown argument(s) {', '.join(unknown)}. Accepted arguments: {', '.join(props) or 'none'}."
+        )
+    validator = _validator(json.dumps(schema, sort_keys=True))
+    errors = sorted(validator.iter_errors(arguments), key=lambda e: list(e.path))
+    if errors:
+        first = errors[0]
+        where = ".".join(str(p) for p in first.absolute_path) or "arguments"
+        raise InvalidArguments(f"Invalid {where}: {_describe(first)}")
+
+
+def _describe(error: Any) -> str:
+    # Our own wording: jsonschema messages echo whole values, which may be long.
+    v = error.validator
+    if v == "required":
+        missing = [m for m in error.validator_value if m not in (error.instance or {})]
+        return f"missing required argument(s) {', '.join(missing)}."
+    if v == "type":
+        return f"must be of type {error.validator_value}."
+    if v == "enum":
+        return f"must be one of {', '.join(map(str, error.validator_value))}."
+    if v in ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"):
+        return f"must respect {v} {error.validator_value}."
+    if v in ("minLength", "maxLength", "minItems", "maxItems"):
+        return f"must respect {v} {error.validator_value}."
+    if v == "uniqueItems":
+        return "items must be unique."
+    return f"does not match the schema ({v})."

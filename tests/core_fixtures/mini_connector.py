@@ -1,0 +1,187 @@
+"""A tiny connector for the core's own runtime tests (served by module path)."""
+
+from __future__ import annotations
+
+from analytics_acp import (
+    BlockSpec,
+    CatalogEntry,
+    ConnectorInfo,
+    CostEstimate,
+    CostSpec,
+    Defaults,
+    Extraction,
+    Header,
+    Info,
+    InvalidArguments,
+    ModelView,
+    MultiExtraction,
+    Resource,
+    ResourceIdSpec,
+    ResourceRef,
+    TableOutput,
+    ToolSpec,
+    date_property,
+    hookimpl,
+    resolve_window,
+)
+
+SECRET_FIELD = {"type": "string", "title": "API key", "writeOnly": True, "minLength": 8}
+
+
+@hookimpl
+def connector_declaration():
+    return ConnectorInfo(
+        id="mini",
+        name="Mini",
+        version="0.0.1",
+        description="Test connector for the core runtime.",
+        instructions="Mini test source.",
+        resource_id=ResourceIdSpec(
+            title="Account or table",
+            description="Account id, optionally followed by .table",
+            format="<account>[.<table>]",
+            examples=["acc1", "acc1.sales"],
+            separators=["."],
+            levels=["account", "table"],
+        ),
+        defaults=Defaults(row_limit=5, cost_limit_usd=1.0, field_limit=3, tables=["events"]),
+        credentials_schema={
+            "oneOf": [
+                {
+                    "title": "API key",
+                    "type": "object",
+                    "properties": {"type": {"type": "string", "const": "api_key"}, "api_key": SECRET_FIELD},
+                    "required": ["type", "api_key"],
+                },
+            ]
+        },
+        config_schema={
+            "type": "object",
+            "properties": {
+                "region": {"type": "string", "title": "Region", "enum": ["eu", "us"], "default": "eu"},
+                "price": {"type": "number", "title": "Price", "minimum": 0, "default": 0.5},
+            },
+        },
+        cost=CostSpec(model="per_row", description="0.01 USD per requested row."),
+        table_catalog=[
+            CatalogEntry(name="events", title="Events", group="Events"),
+            CatalogEntry(name="pages", title="Pages", group="Pages", required=True),
+            CatalogEntry(name="extra", title="Extra", group="Other"),
+        ],
+    )
+
+
+def _rows(n):
+    return [{"day": f"2026-01-{(i % 28) + 1:02d}", "n": i, "ratio": i / 2 if i % 2 else i // 2} for i in range(n)]
+
+
+def _extract(args, ctx):
+    window = None
+    if args.get("start_date") or args.get("end_date"):
+        window = resolve_window(args.get("start_date", "7daysAgo"), args.get("end_date", "today"))
+    n = int(args.get("n", 12))
+    if n < 0:
+        raise InvalidArguments("n must be >= 0.")
+    return Extraction(
+        rows=_rows(n),
+        headers=[Header("day", "date", "dimension")],
+        description=f"Mini account {ctx.resource_id}. Rows: {n}.",
+        title=f"Mini · {ctx.resource_id}",
+        dates=list(window) if window else None,
+        totals={"n": sum(range(n))},
+    )
+
+
+def _paid(args, ctx):
+    return Extraction(rows=_rows(int(args["n"])), description="Paid rows.", cost_actual_usd=ctx.cost_estimate_usd)
+
+
+def _multi(args, ctx):
+    events = [{"en": f"e{i}", "payload": "x" * 200, "empty": "", "k": None, "i": i} for i in range(60)]
+    return MultiExtraction(
+        tables=[
+            TableOutput("events", events, title="Events", model_view=ModelView(fields=["en", "payload", "empty", "k", "i"]), primary=True),
+            TableOutput("pages", [{"url": "/a"}, {"url": "/b"}], title="Pages"),
+            TableOutput("extra", [{"x": 1}], title="Extra"),
+            TableOutput("notes", [{"note": "always"}], title="Notes"),
+        ],
+        description="Mini multitable.",
+        manifest={"pages": [{"page_index": 0, "url": "/a"}]},
+    )
+
+
+async def _sum_table(args, ctx):
+    table = await ctx.read_table(args["table_ref"])
+    total = sum(float(r.get(args["column"]) or 0) for r in table.rows)
+    return Info(data={"rows": len(table.rows), "sum": total, "columns": table.columns})
+
+
+def _boom(args, ctx):
+    raise RuntimeError(f"driver exploded with key {ctx.credentials['api_key']}")
+
+
+@hookimpl
+def register_tools(register):
+    register(
+        ToolSpec(
+            name="extract",
+            description="Extract n rows.",
+            kind="extraction",
+            default=True,
+            run=_extract,
+            input_schema={
+                "type": "object",
+                "properties": {
+                    "n": {"type": "integer", "minimum": 0},
+                    "start_date": date_property("start"),
+                    "end_date": date_property("end"),
+                },
+            },
+        )
+    )
+    register(ToolSpec(name="paid", description="Paid rows.", kind="extraction", paid=True, run=_paid,
+                      input_schema={"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"]}))
+    register(ToolSpec(name="multi", description="Several tables.", kind="extraction", multitable=True, run=_multi))
+    register(ToolSpec(name="sum_table", description="Sum a host table column.", run=_sum_table, needs_resource=False,
+                      needs_credentials=False,
+                      input_schema={"type": "object", "properties": {
+                          "table_ref": {"type": "string", "x-acp-input": "table_ref", "description": "Host dataset id."},
+                          "column": {"type": "string"}}, "required": ["table_ref", "column"]}))
+    register(ToolSpec(name="boom", description="Fails.", run=_boom))
+
+
+def _fields(resource_id, ctx):
+    return [{"name": "day", "type": "date"}, {"name": "n", "type": "integer"}]
+
+
+def _broken(resource_id, ctx):
+    raise RuntimeError("block backend down")
+
+
+@hookimpl
+def register_blocks(register):
+    register(BlockSpec(id="fields", description="Fields with their type.", fetch=_fields))
+    register(BlockSpec(id="broken", description="Always fails.", fetch=_broken))
+    register(BlockSpec(id="table_stats", description="Stats of a table.", fetch=lambda r, c: {"rows": 12}, applies_to=["table"]))
+
+
+@hookimpl
+def list_resources(ctx):
+    ctx.require_credentials()
+    return [Resource(resource_id=f"acc{i}", name=f"Account {i}", group="G" + str(i % 3)) for i in range(40)]
+
+
+@hookimpl
+def normalize_resource_id(resource_id):
+    rid = resource_id.strip().replace("/", ".")
+    if rid.startswith("accounts."):
+        rid = rid[len("accounts."):]
+    if not rid or rid.startswith("."):
+        raise InvalidArguments(f"Invalid resource_id {resource_id!r}. Use <account>[.<table>].")
+    return ResourceRef(rid, "table" if "." in rid else "account")
+
+
+@hookimpl
+def estimate_cost(tool, arguments, ctx):
+    n = int(arguments.get("n", 0))
+    return CostEstimate(usd=n * 0.01, hint="fewer rows", data={"rows": n})

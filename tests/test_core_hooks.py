@@ -1,0 +1,149 @@
+"""Every hook in hookspecs.py is tested here (test_hook_<name>) and documented in the README (meta-tests)."""
+
+import inspect
+import sys
+import types
+from pathlib import Path
+
+import anyio
+import pytest
+from analytics_acp import hookspecs
+from analytics_acp.calls import ConnectorRuntime
+from analytics_acp.context import ClientInfo
+from analytics_acp.effective import SessionConfig
+from analytics_acp.plugins import load_connector
+
+sys.path.insert(0, str(Path(__file__).parent / "core_fixtures"))
+import mini_connector  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+HOOKS = sorted(n for n, f in inspect.getmembers(hookspecs, inspect.isfunction) if hasattr(f, "analytics_acp_spec"))
+FULL = ClientInfo(acp=True, version="1.0", stores_system_data=True, multi_table=True, host_tables=True)
+CREDS = {"type": "api_key", "api_key": "sk-test-SECRET-123456"}
+
+
+def call(runtime, name, args, meta=None):
+    return anyio.run(lambda: runtime.call(name, args, meta or {"credentials": CREDS, "autocontext_delivered": True},
+                                          SessionConfig(), FULL))
+
+
+def make_plugin(**impls):
+    """A throwaway plugin module with the given hook implementations."""
+    mod = types.ModuleType("extra_plugin_for_test")
+    for name, fn in impls.items():
+        setattr(mod, name, hookspecs.hookimpl(**getattr(fn, "_opts", {}))(fn))
+    return mod
+
+
+def runtime_with(*plugins):
+    loaded = load_connector(mini_connector, extensions=False)
+    for p in plugins:
+        loaded.pm.register(p)
+    return ConnectorRuntime(loaded)
+
+
+def test_every_hook_has_a_test_and_docs():
+    here = Path(__file__).read_text()
+    readme = (ROOT / "README.md").read_text() if (ROOT / "README.md").exists() else ""
+    for name in HOOKS:
+        assert f"def test_hook_{name}(" in here, f"hook {name} has no test_hook_{name}"
+        assert f"`{name}" in readme, f"hook {name} is not documented in README.md"
+
+
+def test_hook_connector_declaration():
+    loaded = load_connector(mini_connector, extensions=False)
+    assert loaded.info.id == "mini" and loaded.extraction_tools[0] == "extract"
+
+
+def test_hook_register_tools():
+    loaded = load_connector(mini_connector, extensions=False)
+    assert {"extract", "paid", "multi", "sum_table", "boom"} == set(loaded.tools)
+    assert loaded.tool_owner["extract"] == "connector:mini_connector"
+
+
+def test_hook_register_blocks():
+    loaded = load_connector(mini_connector, extensions=False)
+    assert list(loaded.blocks) == ["fields", "broken", "table_stats"]
+
+
+def test_hook_list_resources():
+    res = call(runtime_with(), "autocontext", {})
+    assert "Account 0" in res["content"][0]["text"]
+
+
+def test_hook_normalize_resource_id():
+    res = call(runtime_with(), "extract", {"n": 1, "resource_id": " accounts/acc5 "})
+    assert res["_meta"]["acp"]["system_info"]["resource_id"] == "acc5"
+    bad = call(runtime_with(), "extract", {"n": 1, "resource_id": ".x"})
+    assert bad["isError"] and "Invalid resource_id" in bad["content"][0]["text"]
+
+
+def test_hook_estimate_cost():
+    def estimate_cost(tool, arguments, ctx):
+        return 99.0
+
+    estimate_cost._opts = {"tryfirst": True}
+    res = call(runtime_with(make_plugin(estimate_cost=estimate_cost)), "paid", {"n": 1, "resource_id": "a"})
+    assert res["_meta"]["acp"]["error"]["data"]["estimate_usd"] == 99.0
+
+
+def test_hook_credential_identity():
+    seen = []
+
+    def credential_identity(credentials):
+        seen.append(credentials)
+        return "same-user"
+
+    credential_identity._opts = {"tryfirst": True}
+    rt = runtime_with(make_plugin(credential_identity=credential_identity))
+    call(rt, "extract", {"n": 1, "resource_id": "acc1"})
+    other = {"type": "api_key", "api_key": "sk-other-KEY-99999"}
+    call(rt, "extract", {"n": 1, "resource_id": "acc2"}, {"credentials": other, "autocontext_delivered": True})
+    # one identity -> one recent list: acc2 then acc1 come first in suggestions for either key
+    res = call(rt, "autocontext", {})
+    ids = [r["resource_id"] for r in __import__("json").loads(res["content"][0]["text"])["resources"]][:2]
+    assert set(ids) == {"acc1", "acc2"} and seen
+
+
+def test_hook_around_tool_call():
+    log = []
+
+    def around_tool_call(tool, arguments, ctx):
+        inner = yield
+
+        async def timed():
+            log.append(("before", tool.name))
+            out = await inner
+            log.append(("after", tool.name))
+            return out
+
+        return timed()
+
+    around_tool_call._opts = {"wrapper": True}
+    res = call(runtime_with(make_plugin(around_tool_call=around_tool_call)), "extract", {"n": 2, "resource_id": "a"})
+    assert not res["isError"] and log == [("before", "extract"), ("after", "extract")]
+
+
+def test_hook_connector_shutdown():
+    closed = []
+    from analytics_acp.runtime import AcpServer
+
+    loaded = load_connector(mini_connector, extensions=False)
+    loaded.pm.register(make_plugin(connector_shutdown=lambda: closed.append(True)))
+    AcpServer(loaded).shutdown()
+    assert closed == [True]
+
+
+def test_unknown_hook_name_is_caught():
+    bad = make_plugin(register_tool=lambda register: None)  # misspelled hook
+    loaded = load_connector(mini_connector, extensions=False)
+    loaded.pm.register(bad)
+    with pytest.raises(Exception):
+        loaded.pm.check_pending()
+
+
+def test_restrict_plugins_env(monkeypatch):
+    from analytics_acp.plugins import available_connectors
+
+    monkeypatch.setenv("ANALYTICS_ACP_PLUGINS", "no-such-connector")
+    assert available_connectors() == {}

@@ -1,0 +1,81 @@
+"""acp/configure (5.1), _meta precedence (5.2, 5.3), setup schemas (5.5), limits in arguments (5.4)."""
+
+import pytest
+from analytics_acp.host import ProtocolError
+from core_helpers import CREDS, mini_client
+
+pytestmark = pytest.mark.asyncio
+
+
+async def test_configure_merges_and_hides_secrets_5_1():
+    async with mini_client() as c:
+        r = await c.configure(row_limit=7, credentials=CREDS, default_resource_id="acc2")
+        assert r == {"ok": True, "effective": {"row_limit": 7, "cost_limit_usd": 1.0, "field_limit": 3,
+                                                "has_credentials": True, "default_resource_id": "acc2",
+                                                "tables": ["events"]}}
+        assert "sk-test" not in str(r)
+        r = await c.configure(cost_limit_usd=2)  # absent fields keep their value
+        assert r["effective"]["row_limit"] == 7 and r["effective"]["cost_limit_usd"] == 2
+        assert r["effective"]["has_credentials"] is True
+        r = await c.configure(credentials=None)  # null clears
+        assert r["effective"]["has_credentials"] is False
+
+
+@pytest.mark.parametrize("bad", [{"row_limit": -1}, {"row_limit": 5001}, {"row_limit": 2.5}, {"row_limit": True},
+                                 {"cost_limit_usd": -0.01}, {"field_limit": 0}, {"field_limit": 201}])
+async def test_invalid_limits_are_32016_and_session_unchanged(bad):
+    async with mini_client() as c:
+        await c.configure(row_limit=9, credentials=CREDS)
+        with pytest.raises(ProtocolError) as err:
+            await c.configure(**bad, credentials=None)
+        assert err.value.code == -32016
+        r = await c.configure()
+        assert r["effective"]["row_limit"] == 9 and r["effective"]["has_credentials"] is True
+
+
+async def test_configure_tables_validated_against_catalog():
+    async with mini_client() as c:
+        with pytest.raises(ProtocolError) as err:
+            await c.configure(tables=["events", "nope"])
+        assert err.value.code == -32017 and "pages" in err.value.message
+        r = await c.configure(tables=[])
+        assert r["effective"]["tables"] == []
+
+
+async def test_bad_credentials_and_config_messages_without_secrets_5_5_3():
+    async with mini_client() as c:
+        with pytest.raises(ProtocolError) as err:
+            await c.configure(credentials={"type": "api_key", "api_key": "short"})
+        assert err.value.code == -32012 and "short" not in err.value.message
+        with pytest.raises(ProtocolError) as err:
+            await c.configure(config={"region": "mars"})
+        assert err.value.code == -32017
+
+
+async def test_precedence_meta_over_configure_over_defaults_5_3():
+    async with mini_client() as c:
+        res = await c.call_tool("extract", {"n": 12}, meta={"credentials": CREDS, "default_resource_id": "acc1"})
+        assert res.system_info["row_limit"] == 5 and res.model_response["returned_rows"] == 5  # defaults
+        await c.configure(row_limit=7, credentials=CREDS, default_resource_id="acc2", config={"region": "us"})
+        res = await c.call_tool("extract", {"n": 12})
+        assert res.system_info["row_limit"] == 7 and res.system_info["resource_id"] == "acc2"
+        res = await c.call_tool("extract", {"n": 12}, meta={"row_limit": 3, "default_resource_id": "acc3"})
+        assert res.system_info["row_limit"] == 3 and res.model_response["returned_rows"] == 3
+        assert res.system_info["resource_id"] == "acc3"
+        res = await c.call_tool("extract", {"n": 12}, meta={"row_limit": 9999})
+        assert res.error["name"] == "ACP_INVALID_LIMIT"
+
+
+async def test_limits_or_credentials_in_arguments_rejected_5_4():
+    async with mini_client() as c:
+        for key, value in (("row_limit", 3), ("credentials", CREDS), ("cost_limit_usd", 5)):
+            res = await c.call_tool("extract", {"n": 1, "resource_id": "acc1", key: value}, meta={"credentials": CREDS})
+            assert res.error["name"] == "ACP_INVALID_ARGUMENTS", key
+            assert "sk-test" not in res.text
+
+
+async def test_sessions_are_per_connection():
+    async with mini_client() as a, mini_client() as b:
+        await a.configure(row_limit=11, credentials=CREDS)
+        r = await b.configure()
+        assert r["effective"]["row_limit"] == 5 and r["effective"]["has_credentials"] is False
