@@ -1,0 +1,271 @@
+"""The bridge as an ACP host (16.5): sources, their servers, the published tools and each call."""
+
+from __future__ import annotations
+
+import json
+import logging
+import shutil
+import tempfile
+import uuid
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import anyio
+import anyio.abc
+from analytics_acp.errors import AcpError, InvalidArguments, UpstreamError, error_from_payload
+from analytics_acp.host import ProtocolError, ToolResult
+
+from . import own_tools
+from .discovery import AcpLaunch, discover
+from .exposure import Route, forward_arguments, rewrite_tool
+from .redact import Redactor
+from .results import error_note, extraction_note, handle_artifacts, store_extraction
+from .servers import AcpProcess, ServerUnavailable
+from .sources import Source, SourcesFile, load_sources
+from .store import DatasetStore
+
+log = logging.getLogger("analytics_acp_bridge")
+# Tables past this travel as file:// JSON (DESIGN.md: the SDK's stdio reader is slow on huge lines).
+INLINE_MAX_BYTES = 256 * 1024
+
+
+@dataclass
+class Paths:
+    """Where the bridge works (16.2)."""
+
+    project: Path
+    sources: Path
+    root: Path
+
+
+class Bridge:
+    """State of one bridge run: one session id per source, one server per ACP, one acp-data folder."""
+
+    def __init__(self, paths: Paths, *, inline_max_bytes: int = INLINE_MAX_BYTES):
+        self.paths = paths
+        self.inline_max_bytes = inline_max_bytes
+        self.run_id = uuid.uuid4().hex
+        self.sources: SourcesFile = load_sources(paths.sources, paths.project)
+        self.launches: dict[str, AcpLaunch] = discover(paths.root)
+        self.store = DatasetStore(paths.project)
+        self.redactor = Redactor(self.sources.secrets)
+        self.tmp = Path(tempfile.mkdtemp(prefix="analytics-acp-bridge-"))
+        self.processes: dict[str, AcpProcess] = {}
+        self.routes: dict[str, Route] = {}
+        self.tools: list[dict[str, Any]] = []
+        self._read_files: dict[str, list[Path]] = {}
+        self._check_sources()
+
+    # ----- start-up -----
+    def _check_sources(self) -> None:
+        for source in self.sources.sources:
+            if source.error is None and source.acp not in self.launches:
+                installed = ", ".join(self.launches) or "none"
+                source.error = f"ACP {source.acp!r} is not installed (not in acps/ nor in this environment). Installed: {installed}."
+
+    def session_id(self, source_id: str) -> str:
+        """16.5: ``bridge-<uuid>:<source>``, one per source and bridge start."""
+        return f"bridge-{self.run_id}:{source_id}"
+
+    async def start(self, tg: anyio.abc.TaskGroup) -> None:
+        """Start one server per ACP used by a healthy source (concurrently) and build the tool list."""
+        wanted = {s.acp for s in self.sources.sources if s.error is None}
+        cache = None
+        for acp_id in sorted(wanted):
+            proc = AcpProcess(self.launches[acp_id], self._resolve, self.tmp / f"acp-{acp_id}", cache)
+            proc.bind(tg)
+            self.processes[acp_id] = proc
+
+        async def boot(proc: AcpProcess) -> None:
+            try:
+                await proc.ensure()
+            except ServerUnavailable as exc:
+                log.warning("%s", exc)
+
+        async with anyio.create_task_group() as boot_tg:
+            for proc in self.processes.values():
+                boot_tg.start_soon(boot, proc)
+        self._build_tools()
+
+    def _build_tools(self) -> None:
+        tools = [dict(t) for t in own_tools.TOOLS]
+        routes: dict[str, Route] = {}
+        for source in self.sources.sources:
+            proc = self.processes.get(source.acp)
+            if source.error is not None or proc is None or proc.client is None:
+                continue
+            extraction = set(proc.capability.get("extraction_tools") or [])
+            acp_name = _acp_name(proc)
+            for tool in proc.tools:
+                wire, route = rewrite_tool(tool, source.id, source.label, acp_name, tool["name"] in extraction)
+                wire["description"] = self.redactor.text(wire["description"])
+                routes[route.public] = route
+                tools.append(wire)
+        self.routes, self.tools = routes, tools
+
+    async def aclose(self) -> None:
+        """Stop every server and remove the bridge's temp folder."""
+        for proc in self.processes.values():
+            await proc.aclose()
+        shutil.rmtree(self.tmp, ignore_errors=True)
+
+    # ----- acp/read_table (8.8) -----
+    async def _resolve(self, ref: str, call_id: str | None) -> dict[str, Any]:
+        wire = await anyio.to_thread.run_sync(self.store.table_wire, ref, self.tmp / "read", self.inline_max_bytes)
+        if wire.get("format") == "file" and call_id:
+            self._read_files.setdefault(call_id, []).append(Path(wire["table_uri"][len("file://"):]))
+        return wire
+
+    # ----- calls -----
+    async def call(self, name: str, arguments: dict[str, Any] | None) -> tuple[list[dict[str, Any]], bool]:
+        """Run a published tool; returns MCP content blocks and isError (every text scrubbed of secrets)."""
+        arguments = arguments or {}
+        try:
+            if name in own_tools.NAMES:
+                blocks, is_error = await self._own(name, arguments), False
+            elif name in self.routes:
+                blocks, is_error = await self._forward(self.routes[name], arguments)
+            else:
+                raise InvalidArguments(f"Unknown tool {name!r}. Call acp_sources to see the sources and their tools.")
+        except AcpError as exc:
+            blocks, is_error = [_text({"error": exc.payload()})], True
+        except Exception:
+            log.exception("bridge tool %s failed", name)
+            err = UpstreamError(f"The bridge failed while running {name}. See the bridge log.")
+            blocks, is_error = [_text({"error": err.payload()})], True
+        return [self._scrub(b) for b in blocks], is_error
+
+    def _scrub(self, block: dict[str, Any]) -> dict[str, Any]:
+        if block.get("type") == "text":
+            return {**block, "text": self.redactor.text(block["text"])}
+        return block
+
+    async def _own(self, name: str, arguments: dict[str, Any]) -> list[dict[str, Any]]:
+        if name == "acp_sources":
+            return [_text(self.sources_report())]
+        if name == "acp_datasets":
+            result = await anyio.to_thread.run_sync(own_tools.datasets, self.store, arguments.get("filter"))
+            return [_text(result)]
+        response, note = await anyio.to_thread.run_sync(
+            own_tools.query, self.store, arguments.get("sql"), arguments.get("save_as")
+        )
+        return [_text(response), {"type": "text", "text": note}] if note else [_text(response)]
+
+    def sources_report(self) -> dict[str, Any]:
+        """acp_sources: status, credentials yes/no, limits and tools of each source; never a secret value."""
+        used = {s.acp for s in self.sources.sources}
+        out_sources = []
+        for source in self.sources.sources:
+            proc = self.processes.get(source.acp)
+            error = source.error or (proc.error if proc and proc.client is None else None)
+            entry: dict[str, Any] = {
+                "id": source.id,
+                "acp": source.acp,
+                "label": source.label,
+                "status": "error" if error else "ok",
+                "has_credentials": bool(source.credentials),
+                "config_keys": sorted((source.config or {}).keys()),
+                "default_resource_id": source.default_resource_id,
+                "limits": source.limits,
+                "tools": sorted(r.public for r in self.routes.values() if r.source == source.id),
+            }
+            if error:
+                entry["error"] = error
+            if source.warnings:
+                entry["warnings"] = source.warnings
+            out_sources.append(entry)
+        report: dict[str, Any] = {
+            "sources_file": str(self.paths.sources),
+            "status": "error" if self.sources.error else "ok",
+            "sources": out_sources,
+            "installed_without_source": sorted(a for a in self.launches if a not in used),
+            "acps": [launch.public() for launch in self.launches.values()],
+            "acp_data": str(self.store.dir),
+        }
+        if self.sources.error:
+            report["error"] = self.sources.error
+        return report
+
+    async def _forward(self, route: Route, arguments: dict[str, Any]) -> tuple[list[dict[str, Any]], bool]:
+        source = self.sources.get(route.source)
+        assert source is not None  # routes only exist for healthy sources
+        args = forward_arguments(route, arguments)
+        call_id = uuid.uuid4().hex
+        meta = {
+            **source.meta(),
+            "session_id": self.session_id(source.id),
+            "conversation_id": self.session_id(source.id),
+            "call_id": call_id,
+            "inline_max_bytes": self.inline_max_bytes,
+        }
+        proc = self.processes[source.acp]
+        try:
+            result = await proc.call(route.tool, args, meta)
+        except ServerUnavailable as exc:
+            raise UpstreamError(str(exc)) from None
+        except ProtocolError as exc:
+            if -32049 <= exc.code <= -32010:  # an ACP error sent as a JSON-RPC error
+                payload = error_from_payload({"code": exc.code, "message": exc.message, "data": exc.data}).payload()
+            else:
+                payload = {"code": exc.code, "name": "MCP_ERROR", "message": exc.message}
+            return [_text({"error": payload})], True
+        finally:
+            for path in self._read_files.pop(call_id, []):
+                path.unlink(missing_ok=True)
+        return await self._deliver(source, proc, route, result)
+
+    async def _deliver(self, source: Source, proc: AcpProcess, route: Route, result: ToolResult) -> tuple[list[dict[str, Any]], bool]:
+        if result.is_error:
+            payload = result.error
+            if payload is None:
+                parsed = _parse(result.text)
+                payload = parsed.get("error") if isinstance(parsed, dict) else None
+            blocks: list[dict[str, Any]] = [{"type": "text", "text": result.text or json.dumps({"error": payload})}]
+            note = error_note(payload or {}, source.id, self.paths.sources)
+            if note:
+                blocks.append({"type": "text", "text": note})
+            return blocks, True
+        model_response = _parse(result.text)
+        blocks = [{"type": "text", "text": result.text}]
+        extra = [b for b in result.content[1:] if isinstance(b, dict)]
+        system_data = result.system_data
+        if system_data and isinstance(model_response, dict):
+            stored, empty = await anyio.to_thread.run_sync(
+                lambda: store_extraction(
+                    self.store,
+                    source=source.id,
+                    acp_id=source.acp,
+                    tool=route.tool,
+                    model_response=model_response,
+                    system_info=result.system_info or {},
+                    system_data=system_data,
+                    owned_dir=proc.tmp_dir,
+                )
+            )
+            blocks.append({"type": "text", "text": extraction_note(stored, empty, system_data.get("format") == "tables")})
+        elif isinstance(model_response, dict):
+            images, notes = await anyio.to_thread.run_sync(handle_artifacts, model_response, self.store)
+            if images or notes:
+                blocks = [_text(model_response), *images]
+                if notes:
+                    blocks.append({"type": "text", "text": " ".join(notes)})
+        return blocks + extra, False
+
+
+def _acp_name(proc: AcpProcess) -> str:
+    info = proc.server_info
+    if proc.launch.origin == "folder" and proc.launch.name != proc.launch.id:
+        return proc.launch.name
+    return str(info.get("title") or info.get("name") or proc.launch.name)
+
+
+def _parse(text: str) -> Any:
+    try:
+        return json.loads(text) if text else None
+    except ValueError:
+        return None
+
+
+def _text(value: Any) -> dict[str, Any]:
+    return {"type": "text", "text": json.dumps(value, ensure_ascii=False, default=str)}

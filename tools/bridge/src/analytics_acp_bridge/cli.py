@@ -1,0 +1,87 @@
+"""``analytics-acp bridge [--project DIR] [--sources FILE] [--root DIR] [--print-config]`` (16.2)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+from .bridge import Paths
+
+ENV_PROJECT = "ACP_BRIDGE_PROJECT"
+ENV_ROOT = "ACP_BRIDGE_ROOT"
+
+
+def parser() -> argparse.ArgumentParser:
+    """The bridge's argument parser."""
+    p = argparse.ArgumentParser(
+        prog="analytics-acp bridge",
+        description="ACP Bridge: an MCP stdio server that hosts ACP servers and stores every extraction in acp-data/.",
+    )
+    p.add_argument("--project", help=f"Project folder where acp-data/ is created (default: ${ENV_PROJECT} or the current folder).")
+    p.add_argument("--root", help=f"Folder that holds acps/ (default: ${ENV_ROOT} or the project folder).")
+    p.add_argument("--sources", help="sources.json (default: <root>/sources.json).")
+    p.add_argument("--print-config", action="store_true", help="Print the mcpServers JSON snippet for desktop MCP clients and exit.")
+    return p
+
+
+def resolve_paths(args: argparse.Namespace) -> Paths:
+    """Apply the 16.2 defaults."""
+    project = Path(args.project or os.environ.get(ENV_PROJECT) or os.getcwd()).expanduser().resolve()
+    root = Path(args.root or os.environ.get(ENV_ROOT) or project).expanduser().resolve()
+    sources = Path(args.sources).expanduser().resolve() if args.sources else root / "sources.json"
+    return Paths(project=project, sources=sources, root=root)
+
+
+def _uses_core_cli() -> bool:
+    """True when ``analytics-acp bridge`` dispatches to this package (the core CLI's table)."""
+    try:
+        from analytics_acp import cli as core_cli
+    except Exception:
+        return False
+    entry = getattr(core_cli, "DELEGATED", {}).get("bridge")
+    return bool(entry) and entry[0] == __name__
+
+
+def mcp_servers_config(paths: Paths) -> dict[str, Any]:
+    """The ``mcpServers`` entry that starts this bridge from Claude Desktop, Cursor or VS Code."""
+    bindir = Path(sys.executable).parent
+    core = bindir / "analytics-acp"
+    own = bindir / "analytics-acp-bridge"
+    if core.exists() and _uses_core_cli():
+        command, args = str(core), ["bridge"]
+    elif own.exists():
+        command, args = str(own), []
+    else:
+        command, args = sys.executable, ["-m", "analytics_acp_bridge"]
+    args += ["--project", str(paths.project), "--sources", str(paths.sources), "--root", str(paths.root)]
+    return {"mcpServers": {"acp-bridge": {"command": command, "args": args}}}
+
+
+def main(argv: list[str]) -> int:
+    """Entry point the core CLI dispatches ``analytics-acp bridge`` to; returns the exit code."""
+    args = parser().parse_args(argv)
+    paths = resolve_paths(args)
+    if args.print_config:
+        print(json.dumps(mcp_servers_config(paths), indent=2))
+        return 0
+    # stdout is the MCP channel: logs go to stderr, and never carry a credential.
+    logging.basicConfig(level=os.environ.get("ACP_BRIDGE_LOG", "WARNING"), stream=sys.stderr, format="acp-bridge: %(message)s")
+    import anyio
+
+    from .server import serve_stdio
+
+    try:
+        anyio.run(serve_stdio, paths)
+    except KeyboardInterrupt:
+        return 130
+    return 0
+
+
+def run() -> None:
+    """Console script ``analytics-acp-bridge``."""
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,141 @@
+"""The bridge's own tools (16.4): acp_sources, acp_datasets, acp_query."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from analytics_acp.errors import InvalidArguments
+
+from .query import run_query
+from .store import DatasetStore, sql_safe_id
+
+QUERY_ROWS = 50  # ACP_MODEL_ROWS_SINGLE: rows of an acp_query result the model sees
+
+TOOLS: list[dict[str, Any]] = [
+    {
+        "name": "acp_sources",
+        "description": (
+            "Configured ACP sources of this bridge: their status (ok, or the start-up error to explain to the "
+            "user), whether they have credentials (never shown), limits and tools, plus the installed ACPs "
+            "that have no source yet. Sources are edited by the user in sources.json."
+        ),
+        "inputSchema": {"type": "object", "properties": {}},
+    },
+    {
+        "name": "acp_datasets",
+        "description": (
+            "Datasets saved in the project's acp-data folder (every extraction, every acp_query result and any "
+            "CSV the user dropped there): id, file, rows, typed columns, origin, description and key dates. "
+            "Use a dataset id as a table name in acp_query or as a table_ref argument."
+        ),
+        "inputSchema": {
+            "type": "object",
+            "properties": {
+                "filter": {"type": "string", "description": "Optional text to match in the id, title, description, source or tool."}
+            },
+        },
+    },
+    {
+        "name": "acp_query",
+        "description": (
+            "Run one read-only SQLite SELECT (or WITH ... SELECT) over acp-data datasets, using dataset ids as "
+            "table names, e.g. SELECT strftime('%m', fecha) AS mes, SUM(pedidos) AS pedidos FROM <dataset_id> "
+            f"GROUP BY mes. Totals are computed over every row. The full result is saved as a new dataset; you see up to {QUERY_ROWS} rows."
+        ),
+        "inputSchema": {
+            "type": "object",
+            "properties": {
+                "sql": {"type": "string", "description": "A SQLite SELECT; table names are dataset ids from acp_datasets."},
+                "save_as": {
+                    "type": "string",
+                    "description": "Optional id for the result dataset (lowercase letters, digits and _); replaces an earlier acp_query result with that id.",
+                },
+            },
+            "required": ["sql"],
+        },
+    },
+]
+NAMES = {t["name"] for t in TOOLS}
+
+
+def datasets(store: DatasetStore, filter_text: str | None) -> dict[str, Any]:
+    """acp_datasets: every dataset, optionally filtered by a case-insensitive substring."""
+    wanted = (filter_text or "").strip().lower()
+    out = []
+    for dataset in store.list():
+        summary = dataset.summary()
+        haystack = " ".join(str(summary.get(k) or "") for k in ("id", "title", "description", "source", "tool", "file")).lower()
+        if not wanted or wanted in haystack:
+            out.append(summary)
+    return {"folder": str(store.dir), "count": len(out), "datasets": out}
+
+
+def _query_notice(total: int, shown: int) -> str:
+    if total == 0:
+        return "The query returned no rows."
+    if shown >= total:
+        return f"Showing all {total} result rows."
+    return f"Showing {shown} of {total} result rows."
+
+
+def query(store: DatasetStore, sql: Any, save_as: Any = None) -> tuple[dict[str, Any], str | None]:
+    """acp_query: run, save the full result as a dataset (origin query), return the model view and the note."""
+    if save_as is not None and save_as != "":
+        if not isinstance(save_as, str) or sql_safe_id(save_as) != save_as:
+            raise InvalidArguments(
+                "save_as must be a lowercase SQL name: a letter first, then letters, digits or _ (not an SQL keyword)."
+            )
+        existing = store.get(save_as)
+        if existing is not None and existing.meta.get("origin") != "query":
+            raise InvalidArguments(
+                f"save_as {save_as!r} names a {existing.meta.get('origin')} dataset; those are read-only. Choose another id."
+            )
+        dataset_id = save_as
+    else:
+        dataset_id = store.new_id("query")
+        save_as = None
+    conn, result = run_query(store, sql)
+    try:
+        sample: list[dict[str, Any]] = []
+        records = result.records()
+
+        def keep_sample():
+            for record in records:
+                if len(sample) < QUERY_ROWS:
+                    sample.append(record)
+                yield record
+
+        used = ", ".join(result.datasets) or "no dataset"
+        meta = {
+            "origin": "query",
+            "source": None,
+            "acp": None,
+            "tool": "acp_query",
+            "resource_id": None,
+            "arguments": {"sql": sql},
+            "title": save_as or "acp_query",
+            "description": f"SQLite query over {used}. SQL: {sql}",
+            "dates": [],
+            "sql": sql,
+        }
+        total = store.write_dataset(dataset_id, [{"name": c} for c in result.columns], keep_sample(), meta, result.headers)
+    finally:
+        conn.close()
+    response: dict[str, Any] = {
+        "notice": _query_notice(total, len(sample)),
+        "total_rows": total,
+        "returned_rows": len(sample),
+        "truncated": len(sample) < total,
+        "columns": result.columns,
+        "rows": sample,
+        "datasets_used": result.datasets,
+    }
+    if total:
+        response["dataset"] = dataset_id
+        note = (
+            f"The full result was saved as dataset «{dataset_id}» in acp-data/{dataset_id}.csv. "
+            f"You saw {len(sample)} of {total} rows."
+        )
+    else:
+        note = "The query returned no rows, so no dataset was saved."
+    return response, note

@@ -1,0 +1,166 @@
+"""acp_query (16.4, 16.6): read-only SQLite SQL over acp-data datasets.
+
+Only the datasets the query names are loaded, into a throw-away in-memory database with typed
+columns from their meta. Read-only is enforced twice, neither by pattern matching: sqlglot
+parses the statement and must find a single SELECT (or WITH ... SELECT / set operation), and
+SQLite's authorizer denies every action that is not reading while the statement is prepared
+and run. The CSVs themselves are never opened for writing.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+import sqlglot
+from analytics_acp.errors import InvalidArguments, ReadOnlyViolation
+from sqlglot import exp
+from sqlglot.errors import ParseError, TokenError
+from sqlglot.tokens import TokenType
+
+from . import csvtypes
+from .store import Dataset, DatasetStore
+
+ALLOWED_ACTIONS = {sqlite3.SQLITE_SELECT, sqlite3.SQLITE_READ, sqlite3.SQLITE_FUNCTION, sqlite3.SQLITE_RECURSIVE}
+READ_ONLY_MESSAGE = (
+    "acp_query only runs a single SELECT (or WITH ... SELECT) over acp-data datasets; "
+    "datasets are read-only. Rewrite the statement as a SELECT."
+)
+BATCH = 5000
+
+
+@dataclass
+class QueryResult:
+    """A running query: column names, a row iterator, and per-column types seen so far."""
+
+    columns: list[str]
+    rows: Iterator[tuple[Any, ...]]
+    datasets: list[str]
+    types: list[str | None] = field(default_factory=list)
+
+    def records(self) -> Iterator[dict[str, Any]]:
+        """Rows as objects, updating the column types as they stream by."""
+        self.types = [None] * len(self.columns)
+        for row in self.rows:
+            for i, value in enumerate(row):
+                self.types[i] = csvtypes.merge_types(self.types[i], csvtypes.value_type(value))
+            yield dict(zip(self.columns, row, strict=True))
+
+    def headers(self) -> list[dict[str, str]]:
+        """Typed headers from the values seen (call after consuming records)."""
+        return [{"name": c, "type": t or "string"} for c, t in zip(self.columns, self.types, strict=True)]
+
+
+def check_read_only(sql: str) -> None:
+    """Raise ACP_READ_ONLY_VIOLATION unless sqlglot parses exactly one SELECT-type statement."""
+    try:
+        statements = [s for s in sqlglot.parse(sql, read="sqlite") if s is not None]
+    except (ParseError, TokenError):
+        return  # SQLite itself decides; the authorizer still blocks anything but reads
+    if len(statements) != 1:
+        raise ReadOnlyViolation(READ_ONLY_MESSAGE if statements else "The SQL is empty. Write a SELECT.")
+    statement = statements[0]
+    if not isinstance(statement, exp.Query):  # Select, Union/Intersect/Except; WITH hangs off them
+        raise ReadOnlyViolation(READ_ONLY_MESSAGE)
+    for node in statement.walk():
+        if isinstance(node, exp.DML | exp.DDL | exp.Command | exp.Pragma):
+            raise ReadOnlyViolation(READ_ONLY_MESSAGE)
+
+
+def named_identifiers(sql: str) -> set[str]:
+    """Every bare or quoted identifier the SQL mentions, lowercased (to pick the datasets to load)."""
+    try:
+        tokens = sqlglot.tokenize(sql, read="sqlite")
+    except TokenError:
+        return set()
+    kinds = {TokenType.VAR, TokenType.IDENTIFIER}
+    return {t.text.lower() for t in tokens if t.token_type in kinds or t.text.isidentifier()}
+
+
+def _authorizer(action: int, *_args: Any) -> int:
+    return sqlite3.SQLITE_OK if action in ALLOWED_ACTIONS else sqlite3.SQLITE_DENY
+
+
+def _quote(name: str) -> str:
+    return '"' + name.replace('"', '""') + '"'
+
+
+def _load(conn: sqlite3.Connection, store: DatasetStore, dataset: Dataset) -> None:
+    """Create the dataset's typed table and stream its rows in."""
+    headers = dataset.headers
+    columns = ", ".join(
+        f"{_quote(h['name'])} {csvtypes.SQLITE_TYPES.get(h.get('type', 'string'), 'TEXT')}" for h in headers
+    )
+    conn.execute(f"CREATE TABLE {_quote(dataset.id)} ({columns})")
+    kinds = [h.get("type", "string") for h in headers]
+    width = len(headers)
+    marks = ", ".join("?" * width)
+    insert = f"INSERT INTO {_quote(dataset.id)} VALUES ({marks})"
+    value = csvtypes.sqlite_value
+    batch: list[list[Any]] = []
+    for row in store.iter_cells(dataset):
+        cells = (row + [""] * width)[:width]
+        batch.append([value(text, kind) for text, kind in zip(cells, kinds, strict=True)])
+        if len(batch) >= BATCH:
+            conn.executemany(insert, batch)
+            batch.clear()
+    if batch:
+        conn.executemany(insert, batch)
+
+
+def run_query(store: DatasetStore, sql: str) -> tuple[sqlite3.Connection, QueryResult]:
+    """Validate and start the query; the caller streams ``result.records()`` and closes the connection."""
+    if not isinstance(sql, str) or not sql.strip():
+        raise InvalidArguments("sql is required: a SQLite SELECT using dataset ids as table names.")
+    check_read_only(sql)
+    mentioned = named_identifiers(sql)
+    datasets = [d for d in store.list() if d.id.lower() in mentioned]
+    conn = sqlite3.connect(":memory:", check_same_thread=False)
+    try:
+        for dataset in datasets:
+            _load(conn, store, dataset)
+        conn.set_authorizer(_authorizer)  # from here on, only reads (16.6)
+        try:
+            cursor = conn.execute(sql)
+        except sqlite3.DatabaseError as exc:
+            raise _sqlite_error(exc, store, datasets) from None
+        if cursor.description is None:
+            raise ReadOnlyViolation(READ_ONLY_MESSAGE)
+        columns = _unique([d[0] for d in cursor.description])
+
+        def rows() -> Iterator[tuple[Any, ...]]:
+            try:
+                while chunk := cursor.fetchmany(BATCH):
+                    yield from chunk
+            except sqlite3.DatabaseError as exc:
+                raise _sqlite_error(exc, store, datasets) from None
+
+        return conn, QueryResult(columns=columns, rows=rows(), datasets=[d.id for d in datasets])
+    except BaseException:
+        conn.close()
+        raise
+
+
+def _unique(names: list[str]) -> list[str]:
+    seen: dict[str, int] = {}
+    out = []
+    for name in names:
+        if name in seen:
+            seen[name] += 1
+            name = f"{name}_{seen[name]}"
+        seen.setdefault(name, 1)
+        out.append(name)
+    return out
+
+
+def _sqlite_error(exc: sqlite3.DatabaseError, store: DatasetStore, loaded: list[Dataset]) -> Exception:
+    message = str(exc)
+    if "not authorized" in message or "prohibited" in message:
+        return ReadOnlyViolation(READ_ONLY_MESSAGE)
+    if "no such table" in message:
+        ids = [d.id for d in store.list()]
+        shown = ", ".join(ids[:30]) or "none yet"
+        return InvalidArguments(f"SQLite error: {message}. Table names are dataset ids of acp-data: {shown}.")
+    return InvalidArguments(f"SQLite error: {message}.")

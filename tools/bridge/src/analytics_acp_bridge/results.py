@@ -1,0 +1,185 @@
+"""What the bridge does with an ACP result (11.3, 16.5, 16.6, 8.10).
+
+Every non-empty table of system_data becomes a dataset (one per table for ``format: "tables"``,
+the manifest never), streamed from inline rows or from the ``file://`` JSON the server wrote,
+so a million-row table never sits in memory. The model is told where each table landed.
+Artifacts: ``screenshot_path`` becomes an image block, ``pdf_path``/``download_path`` are
+copied into acp-data/files/.
+"""
+
+from __future__ import annotations
+
+import base64
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+from urllib.parse import unquote, urlparse
+
+import ijson
+
+from .store import DatasetStore
+
+MAX_IMAGE_BYTES = 4 * 1024 * 1024  # 8.10: the host MAY skip larger screenshots
+IMAGE_TYPES = {".png": "image/png", ".jpg": "image/jpeg", ".jpeg": "image/jpeg", ".webp": "image/webp", ".gif": "image/gif"}
+CREDENTIAL_ERRORS = {"ACP_CREDENTIALS_MISSING", "ACP_CREDENTIALS_INVALID"}
+
+
+@dataclass
+class StoredTable:
+    """One dataset written from a result."""
+
+    dataset_id: str
+    name: str | None
+    rows: int
+    returned: int | None
+
+
+def iter_rows(part: dict[str, Any], owned_dir: Path | None) -> Iterator[dict[str, Any]]:
+    """The full rows of one system_data table, streamed; a file:// table in ``owned_dir`` is deleted after."""
+    uri = part.get("table_uri")
+    if part.get("format") != "file" and not uri:
+        yield from part.get("table") or []
+        return
+    parsed = urlparse(str(uri))
+    if parsed.scheme in ("http", "https"):
+        from analytics_acp.host import fetch_table_uri
+
+        yield from fetch_table_uri(str(uri))
+        return
+    if parsed.scheme != "file":
+        raise ValueError(f"unsupported table_uri scheme {parsed.scheme!r}")
+    path = Path(unquote(parsed.path))
+    with path.open("rb") as handle:
+        yield from ijson.items(handle, "item", use_float=True)
+    # 8.5: the host SHOULD delete the file once read; only files in the server's tmp dir we gave it.
+    if owned_dir is not None and path.resolve().is_relative_to(owned_dir.resolve()):
+        path.unlink(missing_ok=True)
+
+
+def store_extraction(
+    store: DatasetStore,
+    *,
+    source: str,
+    acp_id: str,
+    tool: str,
+    model_response: dict[str, Any],
+    system_info: dict[str, Any],
+    system_data: dict[str, Any],
+    owned_dir: Path | None,
+) -> tuple[list[StoredTable], list[str]]:
+    """Write each non-empty table as a dataset; returns the stored tables and the names of empty ones."""
+    base_meta = {
+        "origin": "acp",
+        "source": source,
+        "acp": acp_id,
+        "tool": tool,
+        "resource_id": system_info.get("resource_id"),
+        "arguments": system_info.get("arguments") or {},
+        "title": system_info.get("title"),
+        "description": model_response.get("description"),
+        "dates": model_response.get("dates") or [],
+    }
+    stored: list[StoredTable] = []
+    empty: list[str] = []
+    if system_data.get("format") == "tables":
+        views = model_response.get("tables") or {}
+        for part in system_data.get("tables") or []:
+            name = str(part.get("name") or "table")
+            view = views.get(name) or {}
+            if not part.get("row_count") and not part.get("table") and not part.get("table_uri"):
+                empty.append(name)
+                continue
+            title = " · ".join(t for t in (system_info.get("title"), part.get("title")) if t) or None
+            meta = {
+                **base_meta,
+                "title": title,
+                "description": view.get("description") or base_meta["description"],
+                "dates": view.get("dates") or base_meta["dates"],
+            }
+            dataset_id = store.new_id(source, tool, name)
+            count = store.write_dataset(dataset_id, part.get("headers") or [], iter_rows(part, owned_dir), meta)
+            if count:
+                stored.append(StoredTable(dataset_id, name, count, view.get("returned_rows")))
+            else:
+                empty.append(name)
+        return stored, empty
+    dataset_id = store.new_id(source, tool)
+    count = store.write_dataset(dataset_id, system_data.get("headers") or [], iter_rows(system_data, owned_dir), base_meta)
+    if count:
+        stored.append(StoredTable(dataset_id, None, count, model_response.get("returned_rows")))
+    return stored, empty
+
+
+def extraction_note(stored: list[StoredTable], empty: list[str], multi: bool) -> str:
+    """The host's written note beside model_response (11.3): where the full data is and how much was seen."""
+    lines: list[str] = []
+    for table in stored:
+        seen = table.returned if isinstance(table.returned, int) else table.rows
+        where = f"dataset «{table.dataset_id}» in acp-data/{table.dataset_id}.csv. You saw {seen} of {table.rows} rows."
+        if table.name is None:
+            lines.append(f"The full extraction was saved as {where}")
+        else:
+            lines.append(f"Table «{table.name}» was saved in full as {where}")
+    if multi and empty:
+        lines.append(f"No data: {', '.join(empty)}.")
+    if not stored:
+        lines.append("The extraction returned no rows, so no dataset was saved in acp-data.")
+    else:
+        if multi:
+            lines.append("You see a reduced view of each table; the datasets hold every row and column.")
+        lines.append(
+            "Use acp_query (SQLite, dataset ids as table names) for totals, filters or joins over all rows, "
+            "or pass a dataset id as table_ref."
+        )
+    return "\n".join(lines)
+
+
+def error_note(payload: dict[str, Any], source_id: str, sources_path: Path) -> str | None:
+    """16.5: credential and cost errors send the user to sources.json."""
+    name = payload.get("name")
+    if name in CREDENTIAL_ERRORS:
+        return (
+            f"The credentials of source «{source_id}» are missing or invalid. Ask the user to fix the "
+            f"credentials of «{source_id}» in {sources_path} and restart the bridge from the MCP client."
+        )
+    if name == "ACP_COST_LIMIT_EXCEEDED":
+        return (
+            f"The call exceeds the cost limit of source «{source_id}». Narrow the query, or ask the user to "
+            f"raise cost_limit_usd for «{source_id}» in {sources_path} and restart the bridge."
+        )
+    return None
+
+
+def handle_artifacts(model_response: dict[str, Any], store: DatasetStore) -> tuple[list[dict[str, Any]], list[str]]:
+    """8.10: image blocks for screenshot_path; pdf_path/download_path copied to acp-data/files/ (edits in place)."""
+    blocks: list[dict[str, Any]] = []
+    notes: list[str] = []
+    shot = model_response.get("screenshot_path")
+    if isinstance(shot, str) and shot:
+        path = Path(shot)
+        mime = IMAGE_TYPES.get(path.suffix.lower())
+        try:
+            size = path.stat().st_size if mime else None
+        except OSError:
+            size = None
+        if mime and size is not None and size <= MAX_IMAGE_BYTES:
+            blocks.append({"type": "image", "data": base64.b64encode(path.read_bytes()).decode("ascii"), "mimeType": mime})
+        elif size is not None:
+            notes.append(f"The screenshot ({size} bytes) is larger than 4 MiB and was not attached.")
+    for key in ("pdf_path", "download_path"):
+        value = model_response.get(key)
+        if not isinstance(value, str) or not value:
+            continue
+        path = Path(value)
+        if not path.is_file():
+            notes.append(f"The file of {key} could not be found on this machine.")
+            continue
+        relative, size = store.save_file(path)
+        model_response[key] = relative
+        model_response["export_path"] = relative
+        model_response["bytes"] = size
+        model_response["saved"] = True
+        kind = "document (converted to Markdown)" if model_response.get("download_as") == "markdown" else "file"
+        notes.append(f"The {kind} was saved as {relative} ({size} bytes).")
+    return blocks, notes

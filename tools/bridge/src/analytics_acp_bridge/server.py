@@ -1,0 +1,55 @@
+"""The bridge upward: a plain MCP stdio server (mcp's low-level Server), not an ACP server (16.1)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import anyio
+import mcp_types as types
+from mcp.server.lowlevel import Server
+
+from . import __version__
+from .bridge import Bridge, Paths
+
+INSTRUCTIONS = (
+    "ACP Bridge: analytics sources as tools named <source>__<tool>. Extractions return a sample; the full "
+    "table is saved as a dataset in acp-data. Use acp_query (SQLite over dataset ids) for totals and filters "
+    "over all rows, acp_datasets to list datasets, acp_sources to see sources and their errors. Pass dataset "
+    "ids (never rows) to table_ref arguments. Credentials live in sources.json and are never shown."
+)
+
+
+def build_server(bridge: Bridge) -> Server[Any]:
+    """The MCP server publishing the bridge's tools and every source's tools."""
+
+    async def list_tools(ctx: Any, params: types.PaginatedRequestParams | None) -> types.ListToolsResult:
+        return types.ListToolsResult(tools=[types.Tool.model_validate(t) for t in bridge.tools])
+
+    async def call_tool(ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
+        blocks, is_error = await bridge.call(params.name, params.arguments)
+        return types.CallToolResult.model_validate({"content": blocks, "isError": is_error})
+
+    return Server(
+        "analytics-acp-bridge",
+        version=__version__,
+        title="ACP Bridge",
+        instructions=INSTRUCTIONS,
+        on_list_tools=list_tools,
+        on_call_tool=call_tool,
+    )
+
+
+async def serve_stdio(paths: Paths) -> None:
+    """Start the sources' ACP servers, then serve MCP on stdin/stdout until the client closes it."""
+    from mcp.server.stdio import stdio_server
+
+    bridge = Bridge(paths)
+    server = build_server(bridge)
+    async with anyio.create_task_group() as tg:
+        try:
+            await bridge.start(tg)
+            async with stdio_server() as (read, write):
+                await server.run(read, write, server.create_initialization_options())
+        finally:
+            await bridge.aclose()
+            tg.cancel_scope.cancel()

@@ -1,0 +1,87 @@
+"""sources.json parsing (16.3): fields, defaults, value references, errors that never stop the bridge."""
+
+import json
+
+from analytics_acp_bridge.redact import Redactor
+from analytics_acp_bridge.sources import load_sources
+
+
+def write(path, data):
+    path.write_text(json.dumps(data) if not isinstance(data, str) else data, encoding="utf-8")
+    return path
+
+
+def test_bridge_sources_references_and_defaults(tmp_path, monkeypatch):
+    project = tmp_path / "proj"
+    project.mkdir()
+    (tmp_path / "secrets").mkdir()
+    (tmp_path / "secrets" / "token.txt").write_text("  s3cr3t-token-value \n", encoding="utf-8")
+    monkeypatch.setenv("BRIDGE_TEST_PASSWORD", "hunter2-password")
+    path = write(tmp_path / "sources.json", {
+        "defaults": {"row_limit": 25, "cost_limit_usd": 1.5},
+        "sources": [
+            {
+                "id": "ventas", "acp": "databases", "label": "Ventas (SQLite)", "default_resource_id": "ventas",
+                "credentials": {"type": "sqlite", "path": {"projectPath": "data/ventas.sqlite"}},
+                "row_limit": 10,
+            },
+            {
+                "id": "pg", "acp": "databases",
+                "credentials": {"type": "postgres", "password": {"env": "BRIDGE_TEST_PASSWORD"}, "token": {"file": "secrets/token.txt"}},
+                "config": {"access_mode": "onlyRead"}, "field_limit": 8,
+            },
+        ],
+    })
+    result = load_sources(path, project)
+    assert result.error is None
+    ventas, pg = result.sources
+    assert ventas.error is None and pg.error is None
+    assert ventas.credentials == {"type": "sqlite", "path": str((project / "data/ventas.sqlite").resolve())}
+    assert ventas.limits == {"row_limit": 10, "cost_limit_usd": 1.5}  # source beats defaults
+    assert ventas.label == "Ventas (SQLite)"
+    assert pg.label == "pg"  # label defaults to the id
+    assert pg.credentials["password"] == "hunter2-password"
+    assert pg.credentials["token"] == "s3cr3t-token-value"  # file contents, trimmed, relative to sources.json
+    assert pg.limits == {"row_limit": 25, "cost_limit_usd": 1.5, "field_limit": 8}
+    assert pg.meta()["config"] == {"access_mode": "onlyRead"}
+    assert {"hunter2-password", "s3cr3t-token-value"} <= result.secrets
+    assert "sqlite" not in result.secrets and "postgres" not in result.secrets  # the variant discriminator is not secret
+    scrub = Redactor(result.secrets)
+    assert "hunter2" not in scrub.text("error: password hunter2-password rejected")
+
+
+def test_bridge_sources_file_errors_are_reported(tmp_path):
+    missing = load_sources(tmp_path / "nope.json", tmp_path)
+    assert missing.sources == [] and "not found" in missing.error
+    broken = load_sources(write(tmp_path / "s.json", '{"sources": [ {"id": "a",, }'), tmp_path)
+    assert broken.sources == [] and "not valid JSON" in broken.error and "line 1" in broken.error
+    shape = load_sources(write(tmp_path / "t.json", '{"sources": {}}'), tmp_path)
+    assert "sources" in shape.error
+
+
+def test_bridge_sources_bad_entries_do_not_hide_good_ones(tmp_path, monkeypatch):
+    monkeypatch.delenv("BRIDGE_TEST_UNSET", raising=False)
+    path = write(tmp_path / "sources.json", {
+        "defaults": {"row_limit": 9000},
+        "sources": [
+            {"id": "Bad Id", "acp": "databases"},
+            {"id": "ok", "acp": "prediction", "extra_field": 1},
+            {"id": "ok", "acp": "prediction"},
+            {"id": "noenv", "acp": "databases", "credentials": {"password": {"env": "BRIDGE_TEST_UNSET"}}},
+            {"id": "nofile", "acp": "databases", "credentials": {"key": {"file": "missing.txt"}}},
+            {"id": "limits", "acp": "databases", "row_limit": -1, "field_limit": 500, "cost_limit_usd": "x"},
+            {"id": "noacp"},
+            "not an object",
+        ],
+    })
+    result = load_sources(path, tmp_path)
+    assert "defaults.row_limit" in result.error
+    by_index = result.sources
+    assert "id must be" in by_index[0].error
+    assert by_index[1].error is None and by_index[1].warnings == ["Unknown field 'extra_field' ignored."]
+    assert "earlier source" in by_index[2].error
+    assert "BRIDGE_TEST_UNSET is not set" in by_index[3].error
+    assert "cannot read file" in by_index[4].error
+    assert all(k in by_index[5].error for k in ("row_limit", "field_limit", "cost_limit_usd"))
+    assert "acp is required" in by_index[6].error
+    assert "must be an object" in by_index[7].error
