@@ -1,0 +1,208 @@
+"""What the credentials can see: databases, schemas, tables (with row estimates), columns.
+
+Runs on fenced read-only sessions (engines.open_read). Reflection goes through SQLAlchemy's
+Inspector; row-count estimates use each engine's statistics instead of counting.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from typing import Any
+
+import sqlalchemy as sa
+from analytics_acp import ResourceNotFound
+from sqlalchemy.engine import Connection
+
+from . import credentials as creds
+from .engines import Session, Source, open_read
+from .resource_ids import Target, credential_database, has_schema_level
+
+SYSTEM_SCHEMAS = {
+    "postgresql": {"pg_catalog", "information_schema", "pg_toast"},
+    "duckdb": {"information_schema", "pg_catalog"},
+    "mysql": {"information_schema", "mysql", "performance_schema", "sys"},
+    "mariadb": {"information_schema", "mysql", "performance_schema", "sys"},
+}
+_COLUMN_CACHE: dict[tuple, tuple[float, dict[str, str]]] = {}
+_COLUMN_CACHE_LOCK = threading.Lock()
+COLUMN_CACHE_S = 300
+
+
+def source_for(ctx: Any, target: Target | None) -> Source:
+    """The Source of a call: credentials, config and the target's database."""
+    credentials = ctx.require_credentials()
+    database = target.database if target else credential_database(credentials)
+    return Source(credentials=credentials, config=dict(getattr(ctx, "config", None) or {}), database=database)
+
+
+def default_schema(session: Session) -> str | None:
+    """The connection's default schema (public, main; the database itself for MySQL)."""
+    try:
+        return sa.inspect(session.conn).default_schema_name
+    except Exception:
+        return None
+
+
+def server_version(session: Session) -> str:
+    """Server version text (no secrets in it)."""
+    backend = session.conn.dialect.name
+    sql = {"sqlite": "SELECT sqlite_version()", "duckdb": "SELECT version()", "postgresql": "SHOW server_version"}.get(backend, "SELECT version()")
+    try:
+        return str(session.conn.exec_driver_sql(sql).scalar())
+    except Exception:
+        info = getattr(session.conn.dialect, "server_version_info", None)
+        return ".".join(str(p) for p in info) if info else "unknown"
+
+
+def list_databases(session: Session) -> list[str]:
+    """Databases of the server the user may connect to (one for file databases)."""
+    backend = session.backend
+    if backend == "postgresql":
+        rows = session.conn.exec_driver_sql(
+            "SELECT datname FROM pg_database WHERE datallowconn AND NOT datistemplate "
+            "AND has_database_privilege(datname, 'CONNECT') ORDER BY datname"
+        )
+        return [r[0] for r in rows]
+    if backend in ("mysql", "mariadb"):
+        return [s for s in sa.inspect(session.conn).get_schema_names() if s not in SYSTEM_SCHEMAS[backend]]
+    return [session.source.database] if session.source.database else []
+
+
+def list_schemas(session: Session) -> list[str]:
+    """User schemas of the database (system schemas left out)."""
+    backend = session.backend
+    if not has_schema_level(backend):
+        return []
+    if backend == "duckdb":
+        rows = session.conn.exec_driver_sql(
+            "SELECT schema_name FROM information_schema.schemata WHERE catalog_name = current_database() ORDER BY schema_name"
+        )
+        names = [r[0] for r in rows]
+    else:
+        names = sa.inspect(session.conn).get_schema_names()
+    hidden = SYSTEM_SCHEMAS.get(backend, set())
+    return [n for n in names if n not in hidden and not n.startswith("pg_temp") and not n.startswith("pg_toast")]
+
+
+def list_tables(session: Session, schema: str | None, limit: int = 500) -> list[dict[str, Any]]:
+    """Tables and views of a schema: name, kind and an estimated row count where the engine keeps one."""
+    backend = session.backend
+    conn = session.conn
+    if backend == "postgresql":
+        rows = conn.exec_driver_sql(
+            "SELECT c.relname, c.relkind, c.reltuples::bigint FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace "
+            "WHERE n.nspname = %(s)s AND c.relkind IN ('r','p','v','m','f') ORDER BY c.relname LIMIT %(l)s",
+            {"s": schema or "public", "l": limit},
+        )
+        kinds = {"r": "table", "p": "table", "v": "view", "m": "materialized view", "f": "foreign table"}
+        return [{"name": r[0], "kind": kinds.get(r[1], "table"), "rows_estimate": (int(r[2]) if r[2] is not None and r[2] >= 0 else None)} for r in rows]
+    if backend in ("mysql", "mariadb"):
+        rows = conn.exec_driver_sql(
+            "SELECT table_name, table_type, table_rows FROM information_schema.tables WHERE table_schema = %(s)s ORDER BY table_name LIMIT %(l)s",
+            {"s": schema or session.source.database, "l": limit},
+        )
+        return [{"name": r[0], "kind": "view" if "VIEW" in str(r[1]) else "table", "rows_estimate": r[2] if "VIEW" not in str(r[1]) else None} for r in rows]
+    if backend == "duckdb":
+        rows = conn.exec_driver_sql(
+            "SELECT table_name, 'table', estimated_size FROM duckdb_tables() WHERE schema_name = ? AND database_name = current_database() "
+            "UNION ALL SELECT view_name, 'view', NULL FROM duckdb_views() WHERE schema_name = ? AND database_name = current_database() AND NOT internal "
+            "ORDER BY 1 LIMIT ?",
+            (schema or "main", schema or "main", limit),
+        )
+        return [{"name": r[0], "kind": r[1], "rows_estimate": r[2]} for r in rows]
+    if backend == "sqlite":
+        rows = conn.exec_driver_sql(
+            "SELECT name, type FROM sqlite_master WHERE type IN ('table','view') AND name NOT LIKE 'sqlite_%' ORDER BY name LIMIT ?",
+            (limit,),
+        ).fetchall()
+        out = []
+        for name, kind in rows:
+            estimate = None
+            if kind == "table":
+                try:  # SQLite keeps no statistics by default; counting is cheap for local files
+                    estimate = conn.exec_driver_sql(f"SELECT count(*) FROM {_quote(conn, name)}").scalar()
+                except Exception:
+                    estimate = None
+            out.append({"name": name, "kind": kind, "rows_estimate": estimate})
+        return out
+    insp = sa.inspect(conn)
+    names = [{"name": n, "kind": "table", "rows_estimate": None} for n in insp.get_table_names(schema=schema)]
+    names += [{"name": n, "kind": "view", "rows_estimate": None} for n in insp.get_view_names(schema=schema)]
+    return sorted(names, key=lambda t: t["name"])[:limit]
+
+
+def table_columns(session: Session, schema: str | None, table: str) -> list[dict[str, Any]]:
+    """Reflected columns: name, type text, nullable, default-less; raises ResourceNotFound for an unknown table."""
+    try:
+        cols = sa.inspect(session.conn).get_columns(table, schema=schema)
+    except sa.exc.NoSuchTableError:
+        where = f"{schema}.{table}" if schema else table
+        raise ResourceNotFound(f"Table {where} does not exist. Call autocontext for the database to list its tables.") from None
+    return [{"name": c["name"], "type": type_text(c["type"], session.conn), "nullable": bool(c.get("nullable", True)), "comment": c.get("comment")} for c in cols]
+
+
+def type_text(sa_type: Any, conn: Connection) -> str:
+    """A column type as the database names it (VARCHAR(20), DATE, NUMERIC(10, 2)...)."""
+    try:
+        return str(sa_type.compile(dialect=conn.dialect))
+    except Exception:
+        return str(type(sa_type).__name__).upper()
+
+
+def schema_for_inference(session: Session, tables: list[str], default: str | None) -> dict[str, Any]:
+    """{[schema:]{table: {column: type}}} for sqlglot, from cached reflection of the referenced tables."""
+    if not tables or len(tables) > 12:
+        return {}
+    depth = max(len(t.split(".")) for t in tables)
+    if depth > 2:
+        return {}
+    ident = creds.identity_hash(session.source.credentials)
+    nested: dict[str, Any] = {}
+    for name in tables:
+        parts = name.split(".")
+        schema = parts[0] if len(parts) == 2 else None
+        key = (ident, session.source.database, schema, parts[-1])
+        now = time.monotonic()
+        with _COLUMN_CACHE_LOCK:
+            hit = _COLUMN_CACHE.get(key)
+        if hit and now - hit[0] < COLUMN_CACHE_S:
+            columns = hit[1]
+        else:
+            try:
+                columns = {c["name"]: c["type"] for c in table_columns(session, schema, parts[-1])}
+            except Exception:
+                return {}
+            with _COLUMN_CACHE_LOCK:
+                _COLUMN_CACHE[key] = (now, columns)
+        if depth == 2:
+            nested.setdefault(schema or default or "", {})[parts[-1]] = columns
+        else:
+            nested[parts[-1]] = columns
+    return nested
+
+
+def resolve_schema_or_table(target: Target, ctx: Any) -> Target:
+    """``<database>.<name>``: a schema if one has that name, else a table of the default schema."""
+    try:
+        source = source_for(ctx, target)
+        with open_read(source, timeout_s=10) as session:
+            if target.schema in list_schemas(session):
+                return target
+            schema = default_schema(session)
+            names = {t["name"] for t in list_tables(session, schema)}
+            if target.schema in names:
+                return Target(database=target.database, schema=schema, table=target.schema)
+    except Exception:
+        pass  # unreachable source: keep the schema reading; the call reports the real error
+    return target
+
+
+def check_database(session: Session, target: Target) -> None:
+    """ACP_RESOURCE_NOT_FOUND when the target's schema or table does not exist."""
+    if target.schema and has_schema_level(session.backend) and target.schema not in list_schemas(session):
+        raise ResourceNotFound(f"Schema {target.schema!r} does not exist in {target.database}. Call autocontext for {target.database} to list its schemas.")
+
+
+def _quote(conn: Connection, name: str) -> str:
+    return conn.dialect.identifier_preparer.quote(name)

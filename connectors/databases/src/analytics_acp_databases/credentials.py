@@ -1,0 +1,148 @@
+"""Credentials (10.2 variants ``sqlite``/``duckdb``/``server``/``url``) -> SQLAlchemy URLs, and secret scrubbing.
+
+Drivers put URLs (with passwords) and DSNs into exception texts; every text that leaves the
+connector goes through ``scrub`` first (10.1.4: no echo of credentials).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote, quote_plus
+
+from analytics_acp import CredentialsInvalid
+from sqlalchemy.engine import URL, make_url
+
+from .resource_ids import backend_of
+
+DEFAULT_PORTS = {"postgresql": 5432, "mysql": 3306, "mariadb": 3306}
+SERVER_DRIVERS = {"postgresql": "postgresql+psycopg", "mysql": "mysql+pymysql", "mariadb": "mysql+pymysql"}
+# Masks the password of any URL-like ``scheme://user:password@`` left in a driver message.
+_URL_PASSWORD = re.compile(r"(?P<head>[a-zA-Z][\w+.-]*://[^:/@\s]*:)[^@\s]*@")
+_DSN_PASSWORD = re.compile(r"(?i)(password\s*=\s*)('[^']*'|\S+)")
+
+
+def identity_hash(credentials: dict[str, Any] | None) -> str:
+    """In-memory cache key for engines: a hash of the canonical credentials, never the secret itself."""
+    canonical = json.dumps(credentials or {}, sort_keys=True, separators=(",", ":"), default=str)
+    return hashlib.sha256(canonical.encode()).hexdigest()
+
+
+def file_path(credentials: dict[str, Any]) -> Path:
+    """The database file of a sqlite/duckdb credential; it must exist (queries never create files)."""
+    raw = str(credentials.get("path") or "").strip()
+    if not raw:
+        raise CredentialsInvalid("The source has no database file path. Ask the user to set it in the source credentials.")
+    path = Path(raw).expanduser()
+    if not path.is_file():
+        raise CredentialsInvalid(
+            f"The database file {path.name!r} does not exist or is not a file. Ask the user to check the path in the source credentials."
+        )
+    return path.resolve()
+
+
+def server_url(credentials: dict[str, Any], database: str | None = None) -> URL:
+    """URL of the ``server`` variant; ``database`` overrides the configured one (another database of the server)."""
+    dialect = str(credentials.get("dialect") or "postgresql")
+    if dialect not in SERVER_DRIVERS:
+        raise CredentialsInvalid(f"Unknown server engine {dialect!r}: use postgresql, mysql or mariadb.")
+    if not credentials.get("host") or not credentials.get("user"):
+        raise CredentialsInvalid("The server credentials need host and user. Ask the user to complete them.")
+    return URL.create(
+        SERVER_DRIVERS[dialect],
+        username=str(credentials["user"]),
+        password=credentials.get("password") or None,
+        host=str(credentials["host"]),
+        port=int(credentials.get("port") or DEFAULT_PORTS[dialect]),
+        database=database or credentials.get("database") or None,
+    )
+
+
+def generic_url(credentials: dict[str, Any], database: str | None = None) -> URL:
+    """URL of the ``url`` variant, parsed by SQLAlchemy (a bare postgresql:// gets the psycopg 3 driver)."""
+    try:
+        url = make_url(str(credentials.get("url") or ""))
+    except Exception:
+        raise CredentialsInvalid("The SQLAlchemy URL of this source is not valid. Ask the user to check it.") from None
+    if url.drivername in ("postgresql", "postgres"):
+        url = url.set(drivername="postgresql+psycopg")
+    elif url.drivername in ("mysql", "mariadb"):
+        url = url.set(drivername="mysql+pymysql")
+    if database and url.get_backend_name() not in ("sqlite", "duckdb"):
+        url = url.set(database=database)
+    return url
+
+
+def sqlite_url(path: Path, read_only: bool) -> str:
+    """SQLite URI filename: mode=ro for queries (the database's own fence), mode=rw for inserts (never creates)."""
+    mode = "ro" if read_only else "rw"
+    return f"sqlite:///file:{quote(str(path))}?mode={mode}&uri=true"
+
+
+def secrets_of(credentials: dict[str, Any] | None) -> list[str]:
+    """Every text form of the secrets in the credentials, longest first (password, URL, URL-encoded forms)."""
+    if not credentials:
+        return []
+    found: set[str] = set()
+    password = credentials.get("password")
+    if password:
+        found.update({str(password), quote_plus(str(password)), quote(str(password), safe="")})
+    url_text = credentials.get("url")
+    if url_text:
+        found.add(str(url_text))
+        try:
+            url = make_url(str(url_text))
+            if url.password:
+                pw = str(url.password)
+                found.update({pw, quote_plus(pw), quote(pw, safe="")})
+            found.add(url.render_as_string(hide_password=False))
+        except Exception:
+            pass
+    return sorted((s for s in found if len(s) >= 3), key=len, reverse=True)
+
+
+def scrub(text: str, credentials: dict[str, Any] | None) -> str:
+    """Remove secrets from a driver message: known secret strings, URL passwords and DSN password= pairs."""
+    out = str(text)
+    for secret in secrets_of(credentials):
+        out = out.replace(secret, "***")
+    out = _URL_PASSWORD.sub(lambda m: m.group("head") + "***@", out)
+    out = _DSN_PASSWORD.sub(lambda m: m.group(1) + "***", out)
+    return out
+
+
+def describe_source(credentials: dict[str, Any], database: str | None) -> tuple[str, str]:
+    """(engine title, subject) for descriptions and titles, never with secrets: ('SQLite', 'ventas.sqlite')."""
+    backend = backend_of(credentials)
+    kind = credentials.get("type")
+    if kind in ("sqlite", "duckdb"):
+        return ("SQLite" if kind == "sqlite" else "DuckDB"), Path(str(credentials.get("path", ""))).name
+    title = ENGINE_TITLES.get(backend, backend)
+    if kind == "server":
+        host = f"{credentials.get('host')}:{credentials.get('port') or DEFAULT_PORTS.get(backend, '')}"
+    else:
+        try:
+            url = generic_url(credentials)
+            host = f"{url.host}:{url.port}" if url.port else str(url.host or "")
+        except CredentialsInvalid:
+            host = ""
+    subject = f"{database} on {host}" if database and host else (database or host or title)
+    return title, subject
+
+
+ENGINE_TITLES = {
+    "postgresql": "PostgreSQL",
+    "mysql": "MySQL",
+    "mariadb": "MariaDB",
+    "sqlite": "SQLite",
+    "duckdb": "DuckDB",
+    "mssql": "SQL Server",
+    "oracle": "Oracle",
+    "snowflake": "Snowflake",
+    "trino": "Trino",
+    "redshift": "Redshift",
+    "clickhouse": "ClickHouse",
+}

@@ -1,0 +1,315 @@
+"""What the `databases` connector declares: identity, setup schemas (5.5), resource_id (6.1), tools and blocks.
+
+This module imports nothing heavy: plugin.py loads it at server start-up. Tool and block
+callables are thin wrappers that import the modules doing the work on first use.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from analytics_acp import BlockSpec, ConnectorInfo, Defaults, ResourceIdSpec, ToolSpec
+from analytics_acp.constants import ACP_INPUT_ANNOTATION, ACP_INPUT_TABLE_REF
+
+VERSION = "0.1.0"
+PACKAGE_DIR = Path(__file__).resolve().parents[2]
+
+SERVER_DIALECTS = ["postgresql", "mysql", "mariadb"]
+
+RESOURCE_DESCRIPTION = (
+    "Database object as <database>[.<schema>[.<table>]]. SQLite and DuckDB files use the file name "
+    "without extension as <database> (ventas.sqlite -> ventas); MySQL/MariaDB and SQLite have no schema "
+    "level (<database>.<table>). Quotes, backticks and '/' separators are accepted."
+)
+
+CREDENTIALS_SCHEMA: dict[str, Any] = {
+    "oneOf": [
+        {
+            "type": "object",
+            "title": "SQLite file",
+            "description": "A local SQLite database file, opened read-only for queries.",
+            "required": ["type", "path"],
+            "properties": {
+                "type": {"const": "sqlite"},
+                "path": {"type": "string", "title": "Database file", "description": "Absolute path of the .sqlite/.db file.", "examples": ["/data/ventas.sqlite"]},
+            },
+        },
+        {
+            "type": "object",
+            "title": "DuckDB file",
+            "description": "A local DuckDB database file, opened read-only (no file system access) for queries.",
+            "required": ["type", "path"],
+            "properties": {
+                "type": {"const": "duckdb"},
+                "path": {"type": "string", "title": "Database file", "description": "Absolute path of the .duckdb file.", "examples": ["/data/ventas.duckdb"]},
+            },
+        },
+        {
+            "type": "object",
+            "title": "Database server",
+            "description": "PostgreSQL, MySQL or MariaDB server. Queries run in a read-only transaction with a statement timeout.",
+            "required": ["type", "dialect", "host", "user"],
+            "properties": {
+                "type": {"const": "server"},
+                "dialect": {"type": "string", "title": "Engine", "enum": SERVER_DIALECTS, "enumNames": ["PostgreSQL", "MySQL", "MariaDB"], "default": "postgresql"},
+                "host": {"type": "string", "title": "Host", "examples": ["127.0.0.1"]},
+                "port": {"type": "integer", "title": "Port", "description": "Empty: 5432 for PostgreSQL, 3306 for MySQL/MariaDB.", "minimum": 1, "maximum": 65535},
+                "user": {"type": "string", "title": "User"},
+                "password": {"type": "string", "title": "Password", "writeOnly": True},
+                "database": {"type": "string", "title": "Database", "description": "Database to connect to (the default resource's database)."},
+            },
+        },
+        {
+            "type": "object",
+            "title": "SQLAlchemy URL",
+            "description": (
+                "Any SQLAlchemy URL whose driver is installed (postgresql+psycopg, mysql+pymysql, mssql+pyodbc, trino, snowflake...). "
+                "For engines other than PostgreSQL, MySQL/MariaDB, SQLite and DuckDB only the SQL parser guard applies: use a read-only database user."
+            ),
+            "required": ["type", "url"],
+            "properties": {
+                "type": {"const": "url"},
+                "url": {"type": "string", "title": "URL", "writeOnly": True, "examples": ["postgresql+psycopg://reader@db.example.com:5432/shop"]},
+            },
+        },
+    ]
+}
+
+CONFIG_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "access_mode": {
+            "type": "string",
+            "title": "Access mode",
+            "description": "onlyRead: queries only. readAndOnlyAdd: insert_rows may create tables and append rows. full: insert_rows may also replace a table's rows.",
+            "enum": ["onlyRead", "readAndOnlyAdd", "full"],
+            "enumNames": ["Read only", "Read and add", "Full"],
+            "default": "onlyRead",
+        },
+        "table_rules": {
+            "type": "string",
+            "title": "Table rules",
+            "description": 'JSON list of {"pattern": "<regex>", "mode": "<access_mode>"}; the first pattern found in the target table id (<database>[.<schema>].<table>) wins.',
+            "contentMediaType": "application/json",
+            "examples": ['[{"pattern": "^analytics\\\\.public\\\\.sandbox_", "mode": "readAndOnlyAdd"}]'],
+        },
+        "statement_timeout_s": {
+            "type": "number",
+            "title": "Statement timeout (s)",
+            "description": "Maximum run time of each statement.",
+            "default": 60,
+            "minimum": 1,
+            "maximum": 3600,
+        },
+        "default_schema": {
+            "type": "string",
+            "title": "Default schema",
+            "description": "Schema for unqualified table names when the resource does not name one. Empty: the database default (public, main).",
+        },
+    },
+    "required": [],
+}
+
+INSTRUCTIONS = (
+    "SQL databases (SQLite, DuckDB, PostgreSQL, MySQL/MariaDB). Call autocontext for the resource first: it lists the "
+    "tables, their columns and types, date ranges and frequent values, so the first query is right. execute_sql runs one "
+    "read-only SELECT (WITH ... SELECT, VALUES) in the database's own dialect; write the date window as '{{start_date}}' and "
+    "'{{end_date}}' so the host can reload the dataset for another range. Aggregate in SQL rather than extracting raw rows. "
+    "The full result is stored by the host as a dataset: pass its id as table_ref to other tools instead of copying rows."
+)
+
+EXECUTE_DESCRIPTION = (
+    "Run one read-only SQL query (SELECT, WITH ... SELECT, VALUES or EXPLAIN of those) in the database's own dialect and "
+    "extract the result. Use {{start_date}} and {{end_date}} (quoted as strings) for the date window, e.g. "
+    "WHERE fecha BETWEEN '{{start_date}}' AND '{{end_date}}'. Any statement that changes data or settings is rejected. "
+    "Call autocontext first to see tables and columns."
+)
+
+VALIDATE_DESCRIPTION = (
+    "Check a SQL query without running it: statement type, whether execute_sql accepts it (read-only), "
+    "referenced tables, and the result columns with their types."
+)
+
+INSERT_DESCRIPTION = (
+    "Append the rows of a host dataset (table_ref) to a database table, in one transaction (all or nothing). "
+    "The rows are read from the host, never passed in arguments. Needs access_mode readAndOnlyAdd (append, create) "
+    "or full (replace) for the target table."
+)
+
+
+def connector_info() -> ConnectorInfo:
+    """The ConnectorInfo of `databases` (4.2)."""
+    return ConnectorInfo(
+        id="databases",
+        name="SQL databases",
+        version=VERSION,
+        description="Read-only SQL over SQLite, DuckDB, PostgreSQL, MySQL/MariaDB and any SQLAlchemy URL, with fenced inserts from host tables.",
+        resource_id=ResourceIdSpec(
+            title="Database, schema or table",
+            description=RESOURCE_DESCRIPTION,
+            format="<database>[.<schema>[.<table>]]",
+            examples=["ventas", "ventas.ventas", "analytics.public", "analytics.public.orders"],
+            separators=[".", "/"],
+            levels=["database", "schema", "table"],
+        ),
+        instructions=INSTRUCTIONS,
+        defaults=Defaults(row_limit=25, cost_limit_usd=0),
+        credentials_schema=CREDENTIALS_SCHEMA,
+        config_schema=CONFIG_SCHEMA,
+        cache_ttl_s=3600,
+        icon="icon.svg",
+        package_dir=PACKAGE_DIR,
+        access_rule_keys=["table_rules"],
+    )
+
+
+# --- tool runners: thin wrappers so sqlalchemy/sqlglot load on first call, not at start-up.
+
+
+def _run_execute(arguments: dict[str, Any], ctx: Any) -> Any:
+    from .execute import run_execute_sql
+
+    return run_execute_sql(arguments, ctx)
+
+
+def _run_validate(arguments: dict[str, Any], ctx: Any) -> Any:
+    from .validate import run_validate_sql
+
+    return run_validate_sql(arguments, ctx)
+
+
+async def _run_insert(arguments: dict[str, Any], ctx: Any) -> Any:
+    from .insert import run_insert_rows
+
+    return await run_insert_rows(arguments, ctx)
+
+
+def tool_specs() -> list[ToolSpec]:
+    """execute_sql (default extraction), validate_sql (info) and insert_rows (write, 8.8.2)."""
+    sql_property = {
+        "type": "string",
+        "contentMediaType": "application/sql",
+        "x-acp-date": "template",
+        "description": "One SELECT (or WITH ... SELECT, VALUES) in the database dialect. Use {{start_date}} and {{end_date}} for the date window.",
+    }
+    return [
+        ToolSpec(
+            name="execute_sql",
+            title="Run a SQL query",
+            description=EXECUTE_DESCRIPTION,
+            run=_run_execute,
+            kind="extraction",
+            default=True,
+            input_schema={
+                "type": "object",
+                "properties": {
+                    "sql": sql_property,
+                    "limit": {
+                        "type": "integer",
+                        "minimum": 1,
+                        "description": "Maximum rows to extract (the stored copy). Omit to extract every row; you always see a sample.",
+                    },
+                },
+                "required": ["sql"],
+            },
+        ),
+        ToolSpec(
+            name="validate_sql",
+            title="Validate a SQL query",
+            description=VALIDATE_DESCRIPTION,
+            run=_run_validate,
+            kind="info",
+            input_schema={
+                "type": "object",
+                "properties": {"sql": {**sql_property, "description": "The query to check. {{start_date}}/{{end_date}} may stay as markers."}},
+                "required": ["sql"],
+            },
+        ),
+        ToolSpec(
+            name="insert_rows",
+            title="Insert rows from a host dataset",
+            description=INSERT_DESCRIPTION,
+            run=_run_insert,
+            kind="info",
+            read_only_hint=False,
+            input_schema={
+                "type": "object",
+                "properties": {
+                    "table_ref": {
+                        "type": "string",
+                        ACP_INPUT_ANNOTATION: ACP_INPUT_TABLE_REF,
+                        "description": "Id of a host dataset or report. The host resolves the rows.",
+                    },
+                    "table": {
+                        "type": "string",
+                        "description": "Target table: <table>, <schema>.<table> or a full <database>[.<schema>].<table> id. Relative names resolve against resource_id.",
+                    },
+                    "create_if_missing": {"type": "boolean", "default": False, "description": "Create the table from the dataset's typed headers when it does not exist."},
+                    "mode": {"type": "string", "enum": ["append", "replace"], "default": "append", "description": "append adds rows; replace deletes the table's rows first (needs access_mode full)."},
+                },
+                "required": ["table_ref", "table"],
+            },
+        ),
+    ]
+
+
+def _block(name: str):
+    def fetch(resource_id: str, ctx: Any) -> Any:
+        from . import blocks
+
+        return getattr(blocks, f"block_{name}")(resource_id, ctx)
+
+    fetch.__name__ = f"fetch_{name}"
+    return fetch
+
+
+ALL_LEVELS = ["database", "schema", "table"]
+
+
+def block_specs() -> list[BlockSpec]:
+    """Autocontext blocks (7.1) with their levels and TTLs (7.4: config 24 h, schema 6 h, volumes 1 h)."""
+    return [
+        BlockSpec(
+            id="database_info",
+            description="Engine, server version, database, default schema, SQL dialect notes and the effective access mode.",
+            fetch=_block("database_info"),
+            applies_to=ALL_LEVELS,
+            ttl_s=24 * 3600,
+        ),
+        BlockSpec(
+            id="schemas",
+            description="Schemas of the database (databases of the server for MySQL/MariaDB) with their table counts.",
+            fetch=_block("schemas"),
+            applies_to=["database"],
+            ttl_s=6 * 3600,
+        ),
+        BlockSpec(
+            id="tables",
+            description="Tables and views with estimated row counts.",
+            fetch=_block("tables"),
+            applies_to=["database", "schema"],
+            ttl_s=3600,
+        ),
+        BlockSpec(
+            id="table_schemas",
+            description="Columns (type, nullable, primary and foreign keys, comments) of the table, or of the first 15 tables of the database or schema.",
+            fetch=_block("table_schemas"),
+            applies_to=ALL_LEVELS,
+            ttl_s=6 * 3600,
+        ),
+        BlockSpec(
+            id="date_ranges",
+            description="Minimum and maximum of every date/time column of the table, or of the first 15 tables.",
+            fetch=_block("date_ranges"),
+            applies_to=ALL_LEVELS,
+            ttl_s=3600,
+        ),
+        BlockSpec(
+            id="frequent_values",
+            description="Most frequent values of low-cardinality text columns (at most 10 distinct values) of the table, or of the first 5 tables.",
+            fetch=_block("frequent_values"),
+            applies_to=ALL_LEVELS,
+            ttl_s=3600,
+        ),
+    ]

@@ -1,0 +1,284 @@
+"""Engines per credential identity, and the database's own read-only fence (10.4, second layer).
+
+Queries never run on a plain connection. ``open_read`` gives one where the database itself refuses writes:
+
+- SQLite: URI ``mode=ro``, ``PRAGMA query_only`` and an authorizer that denies every write, ATTACH
+  and unknown PRAGMA; the statement timeout is a progress handler.
+- DuckDB: ``read_only`` with external access (files, ATTACH, extensions) disabled and the
+  configuration locked; the timeout interrupts the connection.
+- PostgreSQL: ``default_transaction_read_only`` for the session and ``BEGIN READ ONLY`` for each
+  query, ``SET LOCAL statement_timeout``; the query runs in a server-side cursor (DECLARE takes one
+  SELECT/VALUES only) and the transaction is always rolled back, so even ``set_config`` is undone.
+- MySQL/MariaDB: ``SET SESSION TRANSACTION READ ONLY`` + ``START TRANSACTION READ ONLY``, max
+  statement time; pymysql does not enable multi-statements.
+
+Engines are cached in memory by a hash of the credentials (10.1.3) and never persisted.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+import time
+from collections import OrderedDict
+from dataclasses import dataclass, field
+from typing import Any
+
+import sqlalchemy as sa
+from analytics_acp import CredentialsInvalid
+from sqlalchemy import event
+from sqlalchemy.engine import URL, Connection, Engine
+
+from . import credentials as creds
+from .resource_ids import backend_of, credential_database
+
+MAX_ENGINES = 16
+DEFAULT_TIMEOUT_S = 60.0
+_ENGINES: OrderedDict[tuple, Engine] = OrderedDict()
+_ENGINES_LOCK = threading.RLock()
+_FILE_LOCKS: dict[str, threading.RLock] = {}
+
+# SQLite authorizer (second fence): reads, functions, recursive CTEs and read-only PRAGMAs only.
+_SQLITE_TABLE_PRAGMAS = {"table_info", "table_xinfo", "index_list", "index_info", "index_xinfo", "foreign_key_list", "table_list"}
+_SQLITE_PLAIN_PRAGMAS = {"database_list", "collation_list", "function_list", "table_list"}
+_SQLITE_DENIED_FUNCTIONS = {"load_extension", "writefile", "readfile", "edit", "fts3_tokenizer"}
+_SQLITE_ALLOWED = {
+    sqlite3.SQLITE_SELECT, sqlite3.SQLITE_READ, sqlite3.SQLITE_FUNCTION, sqlite3.SQLITE_RECURSIVE,
+    sqlite3.SQLITE_TRANSACTION,
+}
+
+
+def _sqlite_authorizer(action: int, arg1: Any, arg2: Any, dbname: Any, source: Any) -> int:
+    if action == sqlite3.SQLITE_PRAGMA:
+        name = (arg1 or "").lower()
+        ok = name in _SQLITE_TABLE_PRAGMAS or (name in _SQLITE_PLAIN_PRAGMAS and arg2 is None)
+        return sqlite3.SQLITE_OK if ok else sqlite3.SQLITE_DENY
+    if action == sqlite3.SQLITE_FUNCTION:
+        return sqlite3.SQLITE_DENY if (arg2 or "").lower() in _SQLITE_DENIED_FUNCTIONS else sqlite3.SQLITE_OK
+    return sqlite3.SQLITE_OK if action in _SQLITE_ALLOWED else sqlite3.SQLITE_DENY
+
+
+@dataclass
+class Source:
+    """One configured source as seen by a call: credentials, backend and effective database."""
+
+    credentials: dict[str, Any]
+    config: dict[str, Any] = field(default_factory=dict)
+    database: str | None = None
+
+    @property
+    def backend(self) -> str:
+        """SQLAlchemy backend name from the credentials (mariadb is refined after connecting)."""
+        return backend_of(self.credentials)
+
+    @property
+    def timeout_s(self) -> float:
+        """config.statement_timeout_s (default 60 s)."""
+        try:
+            return max(0.1, float(self.config.get("statement_timeout_s") or DEFAULT_TIMEOUT_S))
+        except (TypeError, ValueError):
+            return DEFAULT_TIMEOUT_S
+
+    def url(self, read_only: bool) -> URL | str:
+        """The SQLAlchemy URL for queries (read_only) or inserts."""
+        kind = self.credentials.get("type")
+        if kind == "sqlite":
+            return creds.sqlite_url(creds.file_path(self.credentials), read_only)
+        if kind == "duckdb":
+            return f"duckdb:///{creds.file_path(self.credentials)}"
+        database = self.database if self.database != credential_database(self.credentials) else None
+        if kind == "server":
+            return creds.server_url(self.credentials, database)
+        if kind == "url":
+            return creds.generic_url(self.credentials, database)
+        raise CredentialsInvalid("Unknown credentials type: use sqlite, duckdb, server or url.")
+
+    def engine(self, read_only: bool = True) -> Engine:
+        """Cached engine (per credentials hash, database and mode)."""
+        key = (creds.identity_hash(self.credentials), self.database, read_only)
+        with _ENGINES_LOCK:
+            engine = _ENGINES.get(key)
+            if engine is not None:
+                _ENGINES.move_to_end(key)
+                return engine
+            engine = _create_engine(self, read_only)
+            _ENGINES[key] = engine
+            while len(_ENGINES) > MAX_ENGINES:
+                _, old = _ENGINES.popitem(last=False)
+                old.dispose()
+            return engine
+
+    def file_lock(self) -> threading.RLock:
+        """Per-file lock: DuckDB cannot hold a read-only and a read-write handle of one file at once."""
+        path = str(self.credentials.get("path") or "")
+        with _ENGINES_LOCK:
+            return _FILE_LOCKS.setdefault(path, threading.RLock())
+
+    def dispose_file_engines(self) -> None:
+        """Close every cached engine of this credential's file (before DuckDB switches modes)."""
+        ident = creds.identity_hash(self.credentials)
+        with _ENGINES_LOCK:
+            for key in [k for k in _ENGINES if k[0] == ident]:
+                _ENGINES.pop(key).dispose()
+
+
+def _create_engine(source: Source, read_only: bool) -> Engine:
+    kind = source.credentials.get("type")
+    url = source.url(read_only)
+    if kind == "sqlite":
+        engine = sa.create_engine(url, connect_args={"timeout": 10})
+        if read_only:
+            event.listen(engine, "connect", _fence_sqlite)
+        return engine
+    if kind == "duckdb":
+        config = {"enable_external_access": False, "autoinstall_known_extensions": False, "autoload_known_extensions": False}
+        if read_only:
+            config["lock_configuration"] = True
+        return sa.create_engine(url, connect_args={"read_only": read_only, "config": config}, poolclass=sa.pool.NullPool)
+    backend = url.get_backend_name() if isinstance(url, URL) else ""
+    connect_args: dict[str, Any] = {}
+    if backend == "postgresql":
+        connect_args["connect_timeout"] = 10
+        connect_args["application_name"] = "analytics-acp-databases"
+        if read_only:
+            extra = url.query.get("options") if isinstance(url, URL) else None
+            connect_args["options"] = " ".join(p for p in (extra, "-c default_transaction_read_only=on") if p)
+    elif backend in ("mysql", "mariadb"):
+        connect_args["connect_timeout"] = 10
+    return sa.create_engine(url, connect_args=connect_args, pool_size=2, max_overflow=2, pool_pre_ping=True, pool_recycle=1800)
+
+
+def _fence_sqlite(dbapi_conn: sqlite3.Connection, _record: Any) -> None:
+    dbapi_conn.execute("PRAGMA query_only = ON")
+    dbapi_conn.set_authorizer(_sqlite_authorizer)
+
+
+class Session:
+    """An open, fenced connection for one query (or one block); ``close()`` always rolls back."""
+
+    def __init__(self, source: Source, conn: Connection, timer: threading.Timer | None = None):
+        self.source = source
+        self.conn = conn
+        self._timer = timer
+        self._closed = False
+
+    @property
+    def backend(self) -> str:
+        """Actual backend name of the connection (mariadb detected from the server)."""
+        dialect = self.conn.dialect
+        if dialect.name == "mysql" and getattr(dialect, "is_mariadb", False):
+            return "mariadb"
+        return dialect.name
+
+    def close(self) -> None:
+        """Cancel the timeout, roll back (undoing any session change) and return the connection."""
+        if self._closed:
+            return
+        self._closed = True
+        if self._timer is not None:
+            self._timer.cancel()
+        raw = self.conn.connection.dbapi_connection if not self.conn.closed else None
+        if isinstance(raw, sqlite3.Connection):
+            raw.set_progress_handler(None, 0)
+        try:
+            self.conn.rollback()
+        except Exception:
+            pass
+        finally:
+            self.conn.close()
+
+    def __enter__(self) -> Session:
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+
+def open_read(source: Source, schema: str | None = None, timeout_s: float | None = None) -> Session:
+    """A connection inside the database's read-only fence, with statement timeout and default schema."""
+    timeout = timeout_s or source.timeout_s
+    engine = source.engine(read_only=True)
+    conn = engine.connect()
+    try:
+        timer = _apply_read_fence(conn, timeout, schema)
+    except BaseException:
+        conn.close()
+        raise
+    return Session(source, conn, timer)
+
+
+def _apply_read_fence(conn: Connection, timeout: float, schema: str | None) -> threading.Timer | None:
+    name = conn.dialect.name
+    raw = conn.connection.dbapi_connection
+    if name == "sqlite":
+        deadline = time.monotonic() + timeout
+        raw.set_progress_handler(lambda: 1 if time.monotonic() > deadline else 0, 10_000)
+        return None
+    if name == "duckdb":
+        if schema:
+            conn.exec_driver_sql(f"SET schema = {_literal(schema)}")
+        timer = threading.Timer(timeout, _interrupt, args=(raw,))
+        timer.daemon = True
+        timer.start()
+        return timer
+    if name == "postgresql":
+        conn = conn.execution_options(postgresql_readonly=True)
+        conn.exec_driver_sql("SELECT set_config('statement_timeout', %(ms)s, true)", {"ms": str(int(timeout * 1000))})
+        if schema:
+            conn.exec_driver_sql("SELECT set_config('search_path', %(p)s, true)", {"p": _pg_ident(schema)})
+        return None
+    if name == "mysql":
+        conn.exec_driver_sql("SET SESSION TRANSACTION READ ONLY")
+        _mysql_timeout(conn, timeout)
+        conn.exec_driver_sql("START TRANSACTION READ ONLY")
+        if schema:
+            conn.exec_driver_sql(f"USE {conn.dialect.identifier_preparer.quote(schema)}")
+        return None
+    return None
+
+
+def open_write(source: Source, timeout_s: float | None = None) -> Connection:
+    """A read-write connection for insert_rows (the caller begins/commits); statement timeout applied."""
+    timeout = timeout_s or source.timeout_s
+    conn = source.engine(read_only=False).connect()
+    name = conn.dialect.name
+    try:
+        if name == "postgresql":
+            conn.exec_driver_sql("SELECT set_config('statement_timeout', %(ms)s, false)", {"ms": str(int(timeout * 1000))})
+            conn.commit()
+        elif name == "mysql":
+            _mysql_timeout(conn, timeout)
+            conn.commit()
+    except BaseException:
+        conn.close()
+        raise
+    return conn
+
+
+def _mysql_timeout(conn: Connection, timeout: float) -> None:
+    if getattr(conn.dialect, "is_mariadb", False):
+        conn.exec_driver_sql(f"SET SESSION max_statement_time = {float(timeout):.3f}")
+    else:
+        conn.exec_driver_sql(f"SET SESSION max_execution_time = {int(timeout * 1000)}")
+
+
+def _interrupt(raw: Any) -> None:
+    try:
+        raw.interrupt()
+    except Exception:
+        pass
+
+
+def _literal(text: str) -> str:
+    return "'" + text.replace("'", "''") + "'"
+
+
+def _pg_ident(name: str) -> str:
+    return '"' + name.replace('"', '""') + '"'
+
+
+def dispose_all() -> None:
+    """Dispose every cached engine (connector shutdown, tests)."""
+    with _ENGINES_LOCK:
+        while _ENGINES:
+            _ENGINES.popitem()[1].dispose()

@@ -1,0 +1,193 @@
+"""execute_sql: guard, run on the fenced connection, stream typed rows to the core (8.2, 8.6, 9.3, 10.4).
+
+Rows leave a server-side cursor in batches (``fetchmany``) as tuples in column order, so a
+million-row result never exists as a million Python dicts: the core writes them to the file
+as they come. The generator owns the connection and closes it (rolling back) when done.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Iterator
+from typing import Any
+
+from analytics_acp import Extraction, Header, InvalidArguments
+from analytics_acp.dates import has_template
+from sqlalchemy.exc import DBAPIError
+from sqlglot import exp
+
+from . import catalog, types_map
+from .credentials import describe_source
+from .engines import Session, open_read
+from .readonly import CheckedQuery, check_sql
+from .resource_ids import Target, credential_database, parse_target, sqlglot_dialect
+from .sqlerrors import map_error
+
+BATCH_ROWS = 2000
+SQL_IN_DESCRIPTION = 500
+
+
+def call_target(ctx: Any) -> Target:
+    """The call's Target: the effective resource_id, else the credentials' own database."""
+    credentials = ctx.require_credentials()
+    if ctx.resource_id:
+        return parse_target(ctx.resource_id, credentials)
+    database = credential_database(credentials)
+    if not database:
+        from analytics_acp import ResourceRequired
+
+        raise ResourceRequired("Pass resource_id (<database>[.<schema>[.<table>]]); call autocontext without it to list the databases.")
+    return Target(database=database)
+
+
+def effective_schema(target: Target, ctx: Any) -> str | None:
+    """Schema for unqualified names: the resource's schema, else config.default_schema."""
+    return target.schema or (ctx.config or {}).get("default_schema") or None
+
+
+def run_execute_sql(arguments: dict[str, Any], ctx: Any) -> Extraction:
+    """Run one read-only query and return its rows as a streaming Extraction."""
+    sql = arguments.get("sql")
+    limit = arguments.get("limit")
+    if limit is not None and (not isinstance(limit, int) or isinstance(limit, bool) or limit < 1):
+        raise InvalidArguments("limit must be a positive integer (rows to extract).")
+    if isinstance(sql, str) and has_template(sql):
+        raise InvalidArguments(
+            "The SQL still contains {{start_date}}/{{end_date}}: this host did not substitute the date window. "
+            "Write the dates as literals ('YYYY-MM-DD')."
+        )
+    target = call_target(ctx)
+    source = catalog.source_for(ctx, target)
+    checked = check_sql(sql, sqlglot_dialect(source.backend))
+    session = _open(source, effective_schema(target, ctx), ctx)
+    warnings: list[str] = []
+    try:
+        stream = not (checked.explain and session.backend == "postgresql")  # DECLARE CURSOR cannot hold EXPLAIN
+        conn = session.conn.execution_options(no_parameters=True, stream_results=stream, max_row_buffer=BATCH_ROWS)
+        result = conn.exec_driver_sql(checked.sql)
+        if not result.returns_rows:
+            raise InvalidArguments("The statement returned no result set. Send a SELECT query.")
+        description = result.cursor.description
+        columns = unique_names([d[0] for d in description])
+        kinds = column_types(session, checked, description, effective_schema(target, ctx))
+    except BaseException as exc:
+        session.close()
+        if isinstance(exc, DBAPIError):
+            raise map_error(exc, source.credentials, ctx.resource_id or target.database, source.timeout_s) from None
+        raise
+    headers = [Header(name=c, type=k) for c, k in zip(columns, kinds, strict=True) if k is not None]
+    converters = [types_map.converter(k) for k in kinds]
+    rows = stream_rows(session, result, converters, limit, warnings, ctx)
+    engine, subject = describe_source(source.credentials, target.database)
+    resource = target.id(session.backend)
+    return Extraction(
+        rows=rows,
+        columns=columns,
+        headers=headers,
+        description=f"{engine} database {subject} ({resource}). SQL: {compact_sql(checked.sql)}",
+        title=f"{engine} · {subject}",
+        dates=sql_dates(checked),
+        warnings=warnings,
+        source={"engine": session.backend, "database": target.database, "statement_type": checked.statement_type, "tables": checked.tables},
+        arguments={k: v for k, v in arguments.items() if v is not None},
+    )
+
+
+def _open(source: Any, schema: str | None, ctx: Any) -> Session:
+    try:
+        return open_read(source, schema)
+    except DBAPIError as exc:
+        raise map_error(exc, source.credentials, ctx.resource_id, source.timeout_s) from None
+
+
+def stream_rows(session: Session, result: Any, converters: list, limit: int | None, warnings: list[str], ctx: Any) -> Iterator[tuple]:
+    """Yield converted tuples batch by batch from the cursor; always releases the connection."""
+    credentials = session.source.credentials
+    count = 0
+    try:
+        # partitions() keeps SQLAlchemy's prefetch buffer (server-side cursors prefetch the first rows).
+        for batch in result.partitions(BATCH_ROWS):
+            for row in batch:
+                if limit is not None and count >= limit:
+                    note = f"Extraction stopped at limit={limit} rows; the query returns more. Aggregate in SQL or raise limit if you need every row."
+                    warnings.append(note)
+                    ctx_warnings = getattr(ctx, "warnings", None)
+                    if isinstance(ctx_warnings, list) and note not in ctx_warnings:
+                        ctx_warnings.append(note)
+                    return
+                yield tuple(conv(v) for conv, v in zip(converters, row, strict=False))
+                count += 1
+    except DBAPIError as exc:
+        raise map_error(exc, credentials, ctx.resource_id, session.source.timeout_s) from None
+    except Exception as exc:
+        if type(exc).__module__.split(".")[0] in ("psycopg", "pymysql", "sqlite3", "duckdb", "_duckdb"):
+            raise map_error(exc, credentials, ctx.resource_id, session.source.timeout_s) from None
+        raise
+    finally:
+        try:
+            result.close()
+        except Exception:
+            pass
+        session.close()
+
+
+def column_types(session: Session, checked: CheckedQuery, description: Any, schema: str | None) -> list[str | None]:
+    """Driver types, filled in from sqlglot's inference over the reflected tables where unknown."""
+    backend = session.backend
+    driver = types_map.driver_types(description, backend)
+    if all(k is not None for k in driver) or checked.tree is None:
+        return driver
+    try:
+        default = schema or catalog.default_schema(session)
+        mapping = catalog.schema_for_inference(session, checked.tables, default)
+    except Exception:
+        mapping = {}
+    inferred = types_map.inferred_types(checked.tree, mapping, sqlglot_dialect(backend), len(driver))
+    return types_map.merge(driver, inferred)
+
+
+def unique_names(names: list[Any]) -> list[str]:
+    """Column names made unique (a.id, b.id -> id, id_2): headers need unique names (8.6)."""
+    seen: dict[str, int] = {}
+    out = []
+    for raw in names:
+        name = str(raw) if raw not in (None, "") else "column"
+        base, n = name, seen.get(name, 0)
+        while name in seen:
+            n += 1
+            name = f"{base}_{n + 1}"
+        seen[name] = 0
+        seen[base] = n
+        out.append(name)
+    return out
+
+
+def compact_sql(sql: str) -> str:
+    """The SQL on one line for the description, elided past SQL_IN_DESCRIPTION characters."""
+    one = " ".join(sql.split())
+    return one if len(one) <= SQL_IN_DESCRIPTION else one[: SQL_IN_DESCRIPTION - 1].rstrip() + "…"
+
+
+def sql_dates(checked: CheckedQuery) -> list[str] | None:
+    """Key dates (8.2): every YYYY-MM-DD date in the SQL's string literals, sorted; None = today's date."""
+    tree = checked.query_tree
+    if tree is None:
+        return None
+    found: set[str] = set()
+    for lit in tree.find_all(exp.Literal):
+        if lit.is_string:
+            day = literal_date(lit.this)
+            if day:
+                found.add(day)
+    return sorted(found) or None
+
+
+def literal_date(text: str) -> str | None:
+    """'2026-07-01' or '2026-07-01 10:00:00' -> '2026-07-01'; anything else -> None."""
+    text = text.strip()
+    if len(text) < 10 or text[4] != "-" or text[7] != "-":
+        return None
+    try:
+        return dt.date.fromisoformat(text[:10]).isoformat() if len(text) == 10 else dt.datetime.fromisoformat(text).date().isoformat()
+    except ValueError:
+        return None

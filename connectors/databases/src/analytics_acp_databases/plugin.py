@@ -1,0 +1,46 @@
+"""Hook implementations of the `databases` connector (nothing else lives here).
+
+Start-up imports only declaration.py; SQLAlchemy, sqlglot and the drivers load on the first call.
+"""
+
+from __future__ import annotations
+
+from analytics_acp import hookimpl
+
+from . import declaration
+
+
+@hookimpl
+def connector_declaration():
+    """The connector's ConnectorInfo (4.2)."""
+    return declaration.connector_info()
+
+
+@hookimpl
+def register_tools(register):
+    """execute_sql, validate_sql and insert_rows."""
+    for spec in declaration.tool_specs():
+        register(spec)
+
+
+@hookimpl
+def register_blocks(register):
+    """Autocontext blocks (7.1)."""
+    for spec in declaration.block_specs():
+        register(spec)
+
+
+@hookimpl
+def list_resources(ctx):
+    """Databases, schemas and tables the credentials can see (6.3)."""
+    from .resources import list_resources as _list
+
+    return _list(ctx)
+
+
+@hookimpl
+def normalize_resource_id(resource_id, ctx):
+    """Normalize quoting, backticks and '/' separators; return the id with its level (6.1)."""
+    from .resource_ids import normalize
+
+    return normalize(resource_id, ctx)

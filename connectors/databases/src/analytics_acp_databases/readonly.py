@@ -1,0 +1,259 @@
+"""The SQL guard (10.4, first layer): parse with sqlglot in the connection's dialect, accept one read-only query.
+
+Accepted: exactly one SELECT, WITH ... SELECT, set operation (UNION/INTERSECT/EXCEPT), VALUES or a
+parenthesized query, and EXPLAIN of one of those. Rejected anywhere in the tree: DML (also inside
+CTEs), DDL, SELECT ... INTO, row locks (FOR UPDATE), COPY, ATTACH, PRAGMA, SET, transaction
+control, CALL/DO/LOAD and every statement sqlglot only knows as a raw command, plus functions with
+side effects. Decisions come from the syntax tree and the token stream, never from regular expressions.
+The database's own fence (engines.py) stays in place behind this guard.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field
+
+import sqlglot
+from analytics_acp import InvalidArguments, ReadOnlyViolation
+from sqlglot import exp
+from sqlglot.errors import ParseError, TokenError
+from sqlglot.tokens import Token, TokenType
+
+# sqlglot logs every statement it falls back to parsing as a raw Command; the guard reports those itself.
+logging.getLogger("sqlglot").setLevel(logging.ERROR)
+
+ALLOWED = "SELECT, WITH ... SELECT, VALUES or EXPLAIN of those"
+_QUERY_ROOTS = (exp.Select, exp.SetOperation, exp.Values, exp.Subquery)
+
+# Node types that change data, schema, session or files, wherever they appear in the tree.
+_FORBIDDEN_NODES: tuple[type[exp.Expression], ...] = tuple(
+    getattr(exp, name)
+    for name in (
+        "DML", "DDL", "Insert", "Update", "Delete", "Merge", "Create", "Drop", "Alter", "TruncateTable",
+        "Command", "Into", "Lock", "Copy", "Set", "Pragma", "Attach", "Detach", "Transaction", "Commit",
+        "Rollback", "Use", "Install", "Grant", "Revoke", "Kill", "Refresh", "Cache", "Uncache", "Analyze", "Export",
+        "LoadData", "Describe", "Show",
+    )
+    if hasattr(exp, name)
+)
+
+# Functions with side effects (or that run SQL given as text). Defense in depth: the read-only
+# transaction already refuses most of them; these are refused before reaching the database.
+SIDE_EFFECT_FUNCTIONS = frozenset(
+    {
+        # PostgreSQL
+        "set_config", "nextval", "setval", "lo_import", "lo_export", "lo_unlink", "lo_create", "lo_creat",
+        "lo_from_bytea", "lo_put", "lo_truncate", "pg_read_file", "pg_read_binary_file", "pg_ls_dir", "pg_stat_file",
+        "pg_terminate_backend", "pg_cancel_backend", "pg_reload_conf", "pg_rotate_logfile", "pg_promote",
+        "pg_switch_wal", "pg_create_restore_point", "pg_advisory_lock", "pg_advisory_xact_lock",
+        "pg_advisory_lock_shared", "pg_try_advisory_lock", "pg_try_advisory_xact_lock", "pg_notify",
+        "pg_logical_emit_message", "pg_create_logical_replication_slot", "pg_drop_replication_slot",
+        "dblink", "dblink_exec", "dblink_connect", "dblink_send_query", "query_to_xml", "query_to_xmlschema",
+        "query_to_xml_and_xmlschema", "cursor_to_xml", "txid_current", "pg_current_xact_id", "pg_export_snapshot",
+        # SQLite
+        "load_extension", "writefile", "readfile", "edit", "fts3_tokenizer",
+        # MySQL / MariaDB
+        "load_file", "get_lock", "release_lock", "release_all_locks", "master_pos_wait", "source_pos_wait",
+        # DuckDB
+        "write_csv", "write_parquet",
+    }
+)
+
+_EXPLAIN_OPTION_WORDS = frozenset(
+    {"ANALYZE", "ANALYSE", "VERBOSE", "QUERY", "PLAN", "EXTENDED", "FORMAT", "JSON", "TEXT", "TREE", "XML", "YAML",
+     "TRADITIONAL", "PARTITIONS", "COSTS", "BUFFERS", "TIMING", "SUMMARY", "SETTINGS", "WAL", "GENERIC_PLAN",
+     "ON", "OFF", "TRUE", "FALSE", "=", "MEMORY", "SERIALIZE", "NONE", "BINARY"}
+)
+_WRITE_TOKENS = {
+    getattr(TokenType, name)
+    for name in (
+        "INSERT", "UPDATE", "DELETE", "MERGE", "CREATE", "DROP", "ALTER", "INTO", "SET", "COMMIT", "ROLLBACK",
+        "BEGIN", "COMMAND", "PRAGMA", "REPLACE", "TRUNCATE", "GRANT", "USE", "EXECUTE", "LOAD", "COPY", "ATTACH",
+    )
+    if hasattr(TokenType, name)
+}
+_STATEMENT_KEYS = {"pivot", "describe", "show", "summarize", "analyze"}
+_QUERY_START_TOKENS = {TokenType.SELECT, TokenType.WITH, TokenType.VALUES, TokenType.L_PAREN, TokenType.FROM, TokenType.TABLE}
+
+
+@dataclass
+class CheckedQuery:
+    """A query the guard accepted: its tree (None for EXPLAIN), type and the text to run."""
+
+    sql: str
+    statement_type: str
+    tree: exp.Expression | None
+    explain: bool = False
+    tables: list[str] = field(default_factory=list)
+    inner: exp.Expression | None = None  # the explained query
+
+    @property
+    def query_tree(self) -> exp.Expression | None:
+        """The query itself (the explained one for EXPLAIN)."""
+        return self.tree if self.tree is not None else self.inner
+
+
+def _violation(kind: str, detail: str = "") -> ReadOnlyViolation:
+    extra = f" {detail}" if detail else ""
+    return ReadOnlyViolation(
+        f"{kind} statements are not allowed: this tool only runs read-only queries ({ALLOWED}).{extra}",
+        {"statement_type": kind},
+    )
+
+
+def statement_type(node: exp.Expression) -> str:
+    """Human statement type of a root node: SELECT, DELETE, COPY, CALL, SELECT ... INTO..."""
+    if isinstance(node, exp.Command):
+        return str(node.this).upper()
+    if isinstance(node, exp.Select) and node.args.get("into"):
+        return "SELECT ... INTO"
+    if isinstance(node, exp.TruncateTable):
+        return "TRUNCATE"
+    if isinstance(node, exp.Set):
+        return "SET"
+    if isinstance(node, exp.Describe):
+        return "EXPLAIN" if node.args.get("style") is None else "DESCRIBE"
+    if isinstance(node, exp.SetOperation):
+        return node.key.upper()
+    if isinstance(node, exp.Transaction):
+        return "BEGIN"
+    return node.key.upper()
+
+
+def _tokens(sql: str, dialect: str | None) -> list[Token]:
+    try:
+        return sqlglot.Dialect.get_or_raise(dialect).tokenize(sql)
+    except TokenError as exc:
+        raise InvalidArguments(f"The SQL could not be read ({exc}). Check quotes and comments.") from None
+
+
+def _statements(tokens: list[Token]) -> list[list[Token]]:
+    groups: list[list[Token]] = [[]]
+    for tok in tokens:
+        if tok.token_type == TokenType.SEMICOLON:
+            groups.append([])
+        else:
+            groups[-1].append(tok)
+    return [g for g in groups if g]
+
+
+def _classify_unparsed(sql: str, tokens: list[Token], error: str) -> Exception:
+    """sqlglot could not parse the text: decide from the token stream whether it is a write or a typo."""
+    statements = _statements(tokens)
+    if len(statements) > 1:
+        return _violation("Multiple", "Send exactly one statement.")
+    first = statements[0][0] if statements else None
+    if first is not None and first.token_type not in _QUERY_START_TOKENS and first.text.upper() != "EXPLAIN":
+        return _violation(first.text.upper())
+    for tok in statements[0] if statements else []:
+        if tok.token_type in _WRITE_TOKENS:
+            word = "SELECT ... INTO" if tok.token_type == TokenType.INTO else tok.text.upper()
+            return _violation(word)
+    return InvalidArguments(f"SQL syntax error: {error}. Fix the query (call autocontext to see tables and columns).")
+
+
+def check_sql(sql: str, dialect: str | None) -> CheckedQuery:
+    """Raise ACP_READ_ONLY_VIOLATION (naming the statement type) unless ``sql`` is one read-only query."""
+    if not isinstance(sql, str) or not sql.strip():
+        raise InvalidArguments("sql is empty. Send one SELECT query.")
+    tokens = _tokens(sql, dialect)
+    if not tokens or not _statements(tokens):
+        raise InvalidArguments("sql has no statement (only comments or semicolons). Send one SELECT query.")
+    try:
+        trees = [t for t in sqlglot.parse(sql, read=dialect) if t is not None]
+    except ParseError as exc:
+        raise _classify_unparsed(sql, tokens, _short_error(exc)) from None
+    if len(trees) != 1 or len(_statements(tokens)) != 1:
+        kinds = ", ".join(statement_type(t) for t in trees)
+        raise _violation("Multiple", f"Send exactly one statement (got {len(trees)}: {kinds}).")
+    tree = trees[0]
+    body = _statement_text(sql, tokens)
+    if _is_explain(tokens):
+        inner = _explain_inner(body, dialect)
+        return CheckedQuery(sql=body, statement_type="EXPLAIN", tree=None, explain=True, tables=referenced_tables(inner), inner=inner)
+    if not isinstance(tree, _QUERY_ROOTS):
+        known = isinstance(tree, _FORBIDDEN_NODES) or tree.key in _STATEMENT_KEYS
+        raise _violation(statement_type(tree) if known else _statements(tokens)[0][0].text.upper())
+    _check_tree(tree)
+    return CheckedQuery(sql=body, statement_type=statement_type(tree), tree=tree, tables=referenced_tables(tree))
+
+
+def _check_tree(tree: exp.Expression) -> None:
+    for node in tree.walk():
+        if isinstance(node, exp.Select) and node.args.get("into"):
+            raise _violation("SELECT ... INTO", "Return the rows instead; the host stores them.")
+        if isinstance(node, exp.Lock) or (isinstance(node, exp.Select) and node.args.get("locks")):
+            raise _violation("SELECT ... FOR UPDATE/SHARE", "Row locks are not needed to read.")
+        if isinstance(node, _FORBIDDEN_NODES):
+            raise _violation(statement_type(node), "Data-changing statements are not allowed inside queries or CTEs either.")
+        if isinstance(node, exp.Func):
+            name = (node.name if isinstance(node, exp.Anonymous) else node.sql_name()).lower()
+            if name in SIDE_EFFECT_FUNCTIONS:
+                raise ReadOnlyViolation(
+                    f"Function {name}() has side effects and is not allowed: this tool only runs read-only queries ({ALLOWED}).",
+                    {"statement_type": "SELECT", "function": name},
+                )
+
+
+def _is_explain(tokens: list[Token]) -> bool:
+    return _statements(tokens)[0][0].text.upper() == "EXPLAIN"
+
+
+def _explain_inner(body: str, dialect: str | None) -> exp.Expression:
+    """EXPLAIN [options] <query>: skip the option tokens and guard the query that follows.
+
+    The tokenizer reads the rest of a command statement as one string, so the text after each
+    skipped word is tokenized again.
+    """
+    rest = body[_tokens(body, dialect)[0].end + 1 :]
+    for _ in range(64):
+        tokens = _tokens(rest, dialect)
+        if not tokens:
+            raise InvalidArguments("EXPLAIN needs a query after it.")
+        first = tokens[0]
+        if first.token_type == TokenType.L_PAREN and len(tokens) > 1 and tokens[1].token_type not in _QUERY_START_TOKENS:
+            depth, end = 0, None
+            for tok in tokens:
+                depth += tok.token_type == TokenType.L_PAREN
+                depth -= tok.token_type == TokenType.R_PAREN
+                if depth == 0:
+                    end = tok.end
+                    break
+            if end is None:
+                raise InvalidArguments("EXPLAIN options are missing a closing parenthesis.")
+            rest = rest[end + 1 :]
+        elif first.text.upper() in _EXPLAIN_OPTION_WORDS:
+            rest = rest[first.end + 1 :]
+        else:
+            break
+    checked = check_sql(rest, dialect)
+    if checked.explain or checked.tree is None:
+        raise _violation("EXPLAIN", "Explain one query.")
+    return checked.tree
+
+
+def _statement_text(sql: str, tokens: list[Token]) -> str:
+    """The statement without trailing semicolons (text up to the end of its last token, comments kept inside)."""
+    last = [t for t in tokens if t.token_type != TokenType.SEMICOLON][-1]
+    return sql[: last.end + 1].strip()
+
+
+def referenced_tables(tree: exp.Expression) -> list[str]:
+    """Tables the query reads (CTE names left out), as written: [db.][schema.]table."""
+    ctes = {cte.alias_or_name for cte in tree.find_all(exp.CTE)}
+    out: list[str] = []
+    for table in tree.find_all(exp.Table):
+        if not table.name or (not table.db and table.name in ctes):
+            continue
+        name = ".".join(p.name for p in table.parts)
+        if name not in out:
+            out.append(name)
+    return out
+
+
+def _short_error(exc: ParseError) -> str:
+    errors = getattr(exc, "errors", None) or []
+    if errors:
+        e = errors[0]
+        return f"{e.get('description', 'invalid syntax')} near line {e.get('line')}, column {e.get('col')}"
+    return str(exc).splitlines()[0]
