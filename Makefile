@@ -5,7 +5,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 UV := $(BIN)/uv
 # Every workspace member with a pyproject.toml is installed (editable) into the one venv.
-MEMBERS := core $(sort $(dir $(wildcard connectors/*/pyproject.toml tools/*/pyproject.toml)))
+MEMBERS := core build $(sort $(dir $(wildcard connectors/*/pyproject.toml tools/*/pyproject.toml)))
 STAMP := $(VENV)/.installed
 CONNECTOR ?= databases
 
