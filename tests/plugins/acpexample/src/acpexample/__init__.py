@@ -1,0 +1,1 @@
+"""Example ACP connector (``analytics-acp serve example``): deterministic data, every core feature."""

@@ -1,0 +1,59 @@
+"""Hook implementations of the example connector (entry point ``example``)."""
+
+from __future__ import annotations
+
+import hashlib
+
+from analytics_acp import hookimpl
+
+from . import blocks, declaration, resources, tools
+
+
+@hookimpl
+def connector_declaration():
+    """Identity, schemas, resource_id, cost and catalog."""
+    return declaration.declaration()
+
+
+@hookimpl
+def register_tools(register):
+    """Every tool of tools.TOOLS."""
+    for tool in tools.TOOLS:
+        register(tool)
+
+
+@hookimpl
+def register_blocks(register):
+    """Every block of blocks.BLOCKS."""
+    for block in blocks.BLOCKS:
+        register(block)
+
+
+@hookimpl
+def list_resources(ctx):
+    """Accounts visible with the call's credentials (public ones without credentials, 12.3)."""
+    return resources.listing(ctx.credentials)
+
+
+@hookimpl
+def normalize_resource_id(resource_id):
+    """acct01 / ACCT01 / accounts/acct01 / acct01/orders, with the level (6.1)."""
+    return resources.normalize(resource_id)
+
+
+@hookimpl
+def estimate_cost(tool, arguments, ctx):
+    """Only premium_report is paid (9.2)."""
+    if tool.name == "premium_report":
+        return tools.estimate_premium(arguments, ctx)
+    return None
+
+
+@hookimpl
+def credential_identity(credentials):
+    """A non-secret identity: the variant and a fingerprint of the key (the core hashes it again)."""
+    if not credentials:
+        return None
+    if credentials.get("type") == "api_key":
+        return "api_key:" + hashlib.sha256(credentials["api_key"].encode()).hexdigest()[:16]
+    return "public"

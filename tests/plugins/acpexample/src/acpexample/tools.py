@@ -1,0 +1,233 @@
+"""Tools of the example source. Each one exercises a different part of the core (see README)."""
+
+from __future__ import annotations
+
+import statistics
+from typing import Any
+
+from analytics_acp import (
+    CallContext,
+    CostEstimate,
+    Extraction,
+    Header,
+    Info,
+    InvalidArguments,
+    ModelView,
+    MultiExtraction,
+    TableOutput,
+    ToolSpec,
+    date_property,
+    resolve_window,
+)
+
+from . import data
+from .resources import account_of
+
+DEFAULT_START, DEFAULT_END = "7daysAgo", "yesterday"
+NOTES: dict[str, list[str]] = {}  # add_note's "upstream": process memory, per account
+
+
+def _window(args: dict[str, Any]) -> tuple[str, str]:
+    return resolve_window(args.get("start_date", DEFAULT_START), args.get("end_date", DEFAULT_END))
+
+
+def _account(ctx: CallContext, table: str | None = None) -> str:
+    """The account of the effective resource; a table-level id must name ``table`` when given."""
+    rid = ctx.resource_id or ""
+    account = account_of(rid, ctx.credentials)
+    if table and "." in rid and rid.split(".", 1)[1] != table:
+        raise InvalidArguments(f"{ctx.tool} reads the {table} table. Pass {account} or {account}.{table} as resource_id.")
+    return account
+
+
+def query_orders(args: dict[str, Any], ctx: CallContext) -> Extraction:
+    """Orders of an account in a date window; some columns declared, the rest inferred (8.6)."""
+    account = _account(ctx, "orders")
+    start, end = _window(args)
+    rows = data.orders(account, start, end, limit=args.get("limit"))
+    if args.get("channel"):
+        rows = [r for r in rows if r["channel"] == args["channel"]]
+    channel = f" Filter: channel = {args['channel']}." if args.get("channel") else ""
+    return Extraction(
+        rows=rows,
+        headers=[
+            Header("order_id", "integer", "dimension"),
+            Header("date", "date", "dimension"),
+            Header("amount", "number", "metric", "Order amount in EUR"),
+        ],
+        description=f"Example orders of account {account} from {start} to {end}.{channel}",
+        title=f"Orders {account} · {start}→{end}",
+        dates=[start, end],
+        totals={"units": sum(r["units"] for r in rows), "amount": round(sum(r["amount"] for r in rows), 2)},
+        source={"api": "example.orders.list", "account": account},
+        arguments={"start_date": args.get("start_date", DEFAULT_START), "end_date": args.get("end_date", DEFAULT_END)},
+    )
+
+
+def list_customers(args: dict[str, Any], ctx: CallContext) -> Extraction:
+    """Customers with upstream-typed values the core must normalize (numeric strings, YYYYMMDD)."""
+    account = _account(ctx, "customers")
+    count = int(args.get("count", 40))
+    return Extraction(
+        rows=data.customers(account, count),
+        headers=[
+            Header("customer_id", "integer", "dimension"),
+            Header("signup", "date", "dimension"),
+            Header("lifetime_value", "number", "metric"),
+        ],
+        description=f"Example customers of account {account} (first {count}).",
+        title=f"Customers {account}",
+        source={"api": "example.customers.list"},
+        arguments={"count": count},
+    )
+
+
+def capture_session(args: dict[str, Any], ctx: CallContext) -> MultiExtraction:
+    """A multitable extraction: every table computed, the core keeps the selected ones (8.7)."""
+    account = _account(ctx)
+    pages = int(args.get("pages", 3))
+    tables = data.session_capture(account, pages)
+    start_url = f"https://{account}.example.test/p0"
+    where = f"of {account}.example.test in a session started with {start_url}"
+    return MultiExtraction(
+        tables=[
+            TableOutput("events", tables["events"], title="Events", primary=True,
+                        description=f"Tracked events {where}.",
+                        headers=[Header("page_index", "integer", "dimension"), Header("en", "string", "dimension")],
+                        model_view=ModelView(fields=["en", "page_index", "dl", "ep.label", "ep.payload", "seq", "cid", "gcs"],
+                                             max_value_chars=40)),
+            TableOutput("pages", tables["pages"], title="Pages", description=f"Pages {where}."),
+            TableOutput("cookies", tables["cookies"], title="Cookies", description=f"Cookies {where}."),
+            TableOutput("summary", tables["summary"], title="Summary", description=f"Counts {where}."),
+        ],
+        description=f"Example browsing session {where}, {pages} page(s).",
+        title=f"Session {account}",
+        manifest={"pages": [{"page_index": p["page_index"], "url": p["url"]} for p in tables["pages"]]},
+        arguments={"pages": pages},
+    )
+
+
+def premium_report(args: dict[str, Any], ctx: CallContext) -> Extraction:
+    """Hourly metrics, a paid extraction: the core ran estimate_cost before this (9.2)."""
+    account = _account(ctx)
+    start, end = _window(args)
+    return Extraction(
+        rows=data.hourly_metrics(account, start, end),
+        headers=[Header("date", "date", "dimension"), Header("hour", "integer", "dimension"),
+                 Header("sessions", "integer", "metric"), Header("revenue", "number", "metric")],
+        description=f"Example premium hourly report of account {account} from {start} to {end}.",
+        title=f"Premium {account} · {start}→{end}",
+        dates=[start, end],
+        cost_actual_usd=ctx.cost_estimate_usd,
+        source={"api": "example.premium.hourly"},
+    )
+
+
+def estimate_premium(args: dict[str, Any], ctx: CallContext) -> CostEstimate:
+    """Price of premium_report before it runs: hourly rows of the window times price_per_row_usd."""
+    start, end = _window(args)
+    rows = len(data.days(start, end)) * 24
+    price = float(ctx.config.get("price_per_row_usd", 0.001))
+    return CostEstimate(usd=rows * price, hint="a shorter date range",
+                        data={"rows": rows, "price_per_row_usd": price})
+
+
+async def table_stats(args: dict[str, Any], ctx: CallContext) -> Info:
+    """Statistics of a host table read with acp/read_table (8.8); no remote resource (6.2)."""
+    table = await ctx.read_table(args["table_ref"])
+    columns = table.columns
+    wanted = [args["column"]] if args.get("column") else columns
+    missing = [c for c in wanted if c not in columns]
+    if missing:
+        raise InvalidArguments(f"Table {table.ref} has no column {missing[0]!r}. Columns: {', '.join(columns)}.")
+    stats = {}
+    for column in wanted:
+        values = [r.get(column) for r in table.rows]
+        numbers = [v for v in values if isinstance(v, (int, float)) and not isinstance(v, bool)]
+        if numbers:
+            stats[column] = {"count": len(numbers), "min": min(numbers), "max": max(numbers),
+                             "mean": round(statistics.fmean(numbers), 6), "sum": sum(numbers)}
+        else:
+            stats[column] = {"count": sum(v is not None for v in values), "distinct": len({str(v) for v in values})}
+    return Info(data={"table_ref": table.ref, "rows": len(table.rows), "columns": columns, "stats": stats})
+
+
+def account_info(args: dict[str, Any], ctx: CallContext) -> Info:
+    """Plain info about the account (kind info, 8.3)."""
+    account = data.BY_ID[_account(ctx)]
+    return Info(data={"account": account.id, "name": account.name, "region": account.region,
+                      "public": account.public, "tables": list(data.TABLES), "notes": len(NOTES.get(account.id, []))})
+
+
+def add_note(args: dict[str, Any], ctx: CallContext) -> Info:
+    """Append a note to the account: a write allowed only by readAndOnlyAdd or full (10.6)."""
+    account = _account(ctx)
+    mode = ctx.check_access(f"{account}.notes", "add")
+    NOTES.setdefault(account, []).append(args["text"])
+    return Info(data={"account": account, "added": 1, "notes": len(NOTES[account]), "access_mode": mode})
+
+
+def live_status(args: dict[str, Any], ctx: CallContext) -> Info:
+    """Always fails with an untyped exception that (like many drivers) echoes the key: 12.1 and 10.1."""
+    key = (ctx.credentials or {}).get("api_key", "public")
+    raise ConnectionError(f"upstream 502 Bad Gateway calling /status with key {key}")
+
+
+_WINDOW = {"start_date": date_property("start"), "end_date": date_property("end")}
+
+TOOLS = [
+    ToolSpec(
+        name="query_orders", title="Query orders", kind="extraction", default=True, run=query_orders,
+        description="Orders of an account (one row per order) in a date window, optionally for one channel. "
+                    "Window defaults: 7daysAgo to yesterday.",
+        input_schema={"type": "object", "properties": {
+            **_WINDOW,
+            "channel": {"type": "string", "enum": list(data.CHANNELS), "description": "Only orders of this channel."},
+            "limit": {"type": "integer", "minimum": 1, "maximum": 100000, "description": "Maximum orders to extract."},
+        }},
+    ),
+    ToolSpec(
+        name="list_customers", title="List customers", kind="extraction", run=list_customers,
+        description="Customers of an account with signup date, segment, lifetime value and visits.",
+        input_schema={"type": "object", "properties": {
+            "count": {"type": "integer", "minimum": 1, "maximum": 500, "description": "How many customers (default 40)."},
+        }},
+    ),
+    ToolSpec(
+        name="capture_session", title="Capture a session", kind="extraction", multitable=True, run=capture_session,
+        description="Simulated browsing session of the account's site: events, pages, cookies and a summary.",
+        input_schema={"type": "object", "properties": {
+            "pages": {"type": "integer", "minimum": 1, "maximum": 20, "description": "Pages to visit (default 3)."},
+        }},
+    ),
+    ToolSpec(
+        name="premium_report", title="Premium hourly report", kind="extraction", paid=True, run=premium_report,
+        description="Paid hourly sessions and revenue of an account in a date window (priced per row).",
+        input_schema={"type": "object", "properties": dict(_WINDOW)},
+    ),
+    ToolSpec(
+        name="table_stats", title="Host table statistics", run=table_stats, needs_resource=False,
+        needs_credentials=False,
+        description="Count, min, max, mean and sum of the numeric columns of a host dataset or report.",
+        input_schema={"type": "object", "properties": {
+            "table_ref": {"type": "string", "x-acp-input": "table_ref",
+                          "description": "Id of a host dataset or report. The host resolves the rows."},
+            "column": {"type": "string", "description": "Only this column (default: all)."},
+        }, "required": ["table_ref"]},
+    ),
+    ToolSpec(
+        name="account_info", title="Account details", run=account_info,
+        description="Name, region, visibility and tables of an account.",
+    ),
+    ToolSpec(
+        name="add_note", title="Add a note", run=add_note, read_only_hint=False,
+        description="Append a text note to the account. Needs access_mode readAndOnlyAdd or full.",
+        input_schema={"type": "object", "properties": {
+            "text": {"type": "string", "minLength": 1, "description": "The note."},
+        }, "required": ["text"]},
+    ),
+    ToolSpec(
+        name="live_status", title="Live API status", run=live_status,
+        description="Status of the live upstream API for the account.",
+    ),
+]
