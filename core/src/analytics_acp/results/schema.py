@@ -1,0 +1,289 @@
+"""The columns of one table being built, and the compiled per-row converter (8.6).
+
+Rows arrive as dicts or, when ``columns`` (or declared headers) give the order, as
+tuples/lists. The hot path is a small function generated for the current columns:
+one inline class test per cell (``str`` for a string column, ``int`` for an integer
+one...) and a converter call only when the value needs work. It is regenerated when a new
+column appears or an undeclared column shows its first value.
+
+Column order (8.6): declared headers first, in their order, then columns in order of appearance.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..declarations import Header
+from ..errors import UpstreamError
+from .headers import (
+    IDENTITY_CLASS,
+    MEMO_TYPES,
+    Converter,
+    check_type,
+    declared_converter,
+    finalizer,
+    inferring_converter,
+    unconvertible_warning,
+)
+
+RowFn = Callable[[Any], dict[str, Any]]
+
+
+class _Slow(Exception):
+    """The compiled row function cannot take this row (length or keys differ)."""
+
+
+@dataclass
+class Column:
+    """One output column: its header, where its value comes from, how it is converted."""
+
+    name: str
+    declared: Header | None
+    source: Any = None  # index (sequence rows) or key (dict rows); None: never seen
+    kinds: set[str] = field(default_factory=set)
+    convert: Converter | None = None
+    fast: type | None = None  # class whose values pass unchanged
+    memo: dict[str, str] | None = None  # text -> converted text (declared date/datetime)
+
+    @property
+    def type(self) -> str | None:
+        return self.declared.type if self.declared else None
+
+
+def unique_names(names: Sequence[Any]) -> list[str]:
+    """Column names made unique: a repeated ``a`` becomes ``a_2``, ``a_3``... (8.6: names are unique)."""
+    out: list[str] = []
+    seen: set[str] = set()
+    for raw in names:
+        name = str(raw)
+        candidate, n = name, 1
+        while candidate in seen:
+            n += 1
+            candidate = f"{name}_{n}"
+        seen.add(candidate)
+        out.append(candidate)
+    return out
+
+
+def declared_headers(headers: Sequence[Header | dict[str, Any] | str] | None) -> tuple[list[str], dict[str, Header]]:
+    """Names in declared order and the headers that declare a type.
+
+    A bare name (str) or a dict without ``type`` fixes the position only; its type is inferred.
+    """
+    order: list[str] = []
+    typed: dict[str, Header] = {}
+    for item in headers or ():
+        if isinstance(item, str):
+            name, header = item, None
+        elif isinstance(item, Header):
+            name, header = item.name, item
+        elif isinstance(item, Mapping) and "name" in item:
+            name = str(item["name"])
+            header = Header.coerce(dict(item)) if item.get("type") else None
+        else:
+            raise ValueError(f"Invalid header {item!r}: give a Header, a {{name, type}} dict or a name.")
+        if name in typed or name in order:
+            raise ValueError(f"Header {name!r} is declared twice.")
+        if header is not None:
+            check_type(name, header.type)
+            typed[name] = header
+        order.append(name)
+    return order, typed
+
+
+class TableSchema:
+    """Columns of one table, their converters, inferred kinds and conversion warnings."""
+
+    def __init__(self, headers: Sequence[Any] | None, columns: Sequence[str] | None):
+        order, typed = declared_headers(headers)
+        self._extra_meta = {
+            str(h["name"]): h for h in headers or () if isinstance(h, Mapping) and "name" in h and not h.get("type")
+        }
+        self.columns: list[Column] = []
+        self.by_name: dict[str, Column] = {}
+        self.warnings: list[str] = []
+        self._warned: set[str] = set()
+        for name in order:
+            self._add(name, typed.get(name))
+        self.sequence_source: list[str] | None = None
+        if columns is not None:
+            self.sequence_source = unique_names(list(columns))
+        elif order:
+            self.sequence_source = list(order)
+        if self.sequence_source is not None:
+            for index, name in enumerate(self.sequence_source):
+                col = self.by_name.get(name) or self._add(name, None)
+                col.source = index
+        self.mode: str | None = None  # "dict" | "seq", fixed by the first row
+        self.rows_seen = 0
+        self.keys_at_first_row = 0
+        self.dirty = True
+        self._fn: RowFn | None = None
+
+    # --- columns --------------------------------------------------------------------------
+    def _add(self, name: str, header: Header | None) -> Column:
+        col = Column(name=name, declared=header)
+        if header is not None:
+            col.memo = {} if header.type in MEMO_TYPES else None
+            col.convert = declared_converter(name, header.type, self._warn, col.memo)
+            col.fast = IDENTITY_CLASS[header.type]
+        else:
+            col.convert = inferring_converter(col.kinds)
+        self.columns.append(col)
+        self.by_name[name] = col
+        self.dirty = True
+        return col
+
+    def _warn(self, name: str, type_name: str, value: Any) -> None:
+        if name not in self._warned:  # once per column
+            self._warned.add(name)
+            self.warnings.append(unconvertible_warning(name, type_name, value))
+
+    @property
+    def keys(self) -> list[str]:
+        """Output column names, in order."""
+        return [c.name for c in self.columns]
+
+    # --- compiled hot path ----------------------------------------------------------------
+    def _compile(self) -> RowFn:
+        namespace: dict[str, Any] = {"_Slow": _Slow, "_str": str, "_int": int, "_bool": bool, "_float": float}
+        lines = ["def _row(r):"]
+        sourced = [c for c in self.columns if c.source is not None]
+        lines.append(f"    if len(r) != {len(sourced)}: raise _Slow")
+        items = []
+        for j, col in enumerate(self.columns):
+            if col.source is None:
+                items.append(f"{col.name!r}: None")
+                continue
+            namespace[f"c{j}"] = col.convert
+            v = f"v{j}"
+            lines.append(f"    {v} = r[{col.source!r}]")
+            if col.fast is float:
+                test = f"{v}.__class__ is _float and {v} - {v} == 0.0"
+            elif col.fast is not None:
+                test = f"{v}.__class__ is _{col.fast.__name__} or {v} is None"
+            else:
+                test = None
+            if col.memo is not None:
+                namespace[f"m{j}"] = col.memo
+                items.append(f"{col.name!r}: m{j}.get({v}) or c{j}({v})")
+                continue
+            items.append(f"{col.name!r}: {v} if {test} else c{j}({v})" if test else f"{col.name!r}: c{j}({v})")
+        lines.append("    return {" + ", ".join(items) + "}")
+        exec("\n".join(lines), namespace)  # noqa: S102 - generated from our own column list (names via repr)
+        self.dirty = False
+        return namespace["_row"]
+
+    def _learn_fast(self) -> None:
+        # An undeclared column whose first kind is string/integer/boolean/number gets the inline
+        # test: values of that class pass unchanged and their kind is already recorded.
+        for col in self.columns:
+            if col.declared is None and col.fast is None and len(col.kinds) == 1:
+                kind = next(iter(col.kinds))
+                fast = IDENTITY_CLASS.get(kind)
+                if fast is not None:
+                    col.fast = fast
+                    self.dirty = True
+
+    def row_function(self) -> RowFn:
+        """The compiled converter for the current columns (recompiled when they changed)."""
+        if self.dirty or self._fn is None:
+            self._fn = self._compile()
+        return self._fn
+
+    # --- slow path ------------------------------------------------------------------------
+    def _slow(self, row: Any) -> dict[str, Any]:
+        if isinstance(row, Mapping):
+            if self.mode is None:
+                self.mode = "dict"
+                for col in self.columns:  # positions from `columns` do not apply to object rows
+                    col.source = None
+                self.dirty = True
+            elif self.mode != "dict":
+                raise UpstreamError("The tool mixed list rows and object rows in one table.")
+            for key in row:
+                if not isinstance(key, str):
+                    raise UpstreamError(f"The tool returned a row with a non-text column name {key!r}.")
+                col = self.by_name.get(key)
+                if col is None:
+                    col = self._add(key, None)
+                if col.source is None:
+                    col.source = key
+                    self.dirty = True
+            return {c.name: c.convert(row.get(c.source)) if c.source is not None else None for c in self.columns}
+        if isinstance(row, (str, bytes)) or not isinstance(row, Sequence) and not hasattr(row, "__getitem__"):
+            raise UpstreamError(f"The tool returned a row that is neither an object nor a list: {type(row).__name__}.")
+        if self.sequence_source is None:
+            raise UpstreamError("The tool returned rows as lists without naming their columns.")
+        if self.mode is None:
+            self.mode = "seq"
+        elif self.mode != "seq":
+            raise UpstreamError("The tool mixed list rows and object rows in one table.")
+        if len(row) != len(self.sequence_source):
+            raise UpstreamError(
+                f"A row has {len(row)} values but the tool named {len(self.sequence_source)} columns."
+            )
+        out = {}
+        for c in self.columns:
+            out[c.name] = c.convert(row[c.source]) if c.source.__class__ is int else None
+        return out
+
+    def convert_batch(self, raw: list[Any]) -> list[dict[str, Any]]:
+        """Convert a batch of raw rows to dicts with the current keys (new keys extend the schema)."""
+        if self.rows_seen == 0 and raw:
+            first = self._slow(raw[0])
+            self.keys_at_first_row = len(self.columns)
+            self.rows_seen = 1
+            self._learn_fast()
+            rest = self.convert_batch(raw[1:]) if len(raw) > 1 else []
+            return [first, *rest]
+        fn = self.row_function()
+        try:
+            out = [fn(r) for r in raw]
+        except (_Slow, KeyError, IndexError, TypeError, AttributeError):
+            out = []
+            for r in raw:
+                try:
+                    out.append(fn(r))
+                except (_Slow, KeyError, IndexError, TypeError, AttributeError):
+                    out.append(self._slow(r))
+                    fn = self.row_function()
+        self.rows_seen += len(raw)
+        if self.dirty or any(c.declared is None and c.fast is None and c.kinds for c in self.columns):
+            self._learn_fast()
+        return out
+
+    # --- end of stream --------------------------------------------------------------------
+    def finish(self) -> tuple[list[Header], list[tuple[str, Converter]], bool]:
+        """Final headers, finalizers of mixed undeclared columns, and whether early rows lack keys."""
+        headers: list[Header] = []
+        finalizers: list[tuple[str, Converter]] = []
+        for col in self.columns:
+            if col.declared is not None:
+                headers.append(col.declared)
+                continue
+            final, fn = finalizer(col.kinds)
+            meta = self._extra_meta.get(col.name, {})
+            headers.append(Header(name=col.name, type=final, role=meta.get("role"), description=meta.get("description")))  # type: ignore[arg-type]
+            if fn is not None:
+                finalizers.append((col.name, fn))
+        padded = len(self.columns) > self.keys_at_first_row and self.rows_seen > 1
+        return headers, finalizers, padded
+
+
+def row_finisher(keys: list[str], finalizers: list[tuple[str, Converter]], padded: bool) -> Callable[[dict], dict] | None:
+    """Function giving a row its final form (all keys, mixed columns converted), or None if rows are final."""
+    if not finalizers and not padded:
+        return None
+
+    def finish(row: dict[str, Any]) -> dict[str, Any]:
+        out = {k: row.get(k) for k in keys} if padded else dict(row)
+        for name, fn in finalizers:
+            value = out[name]
+            if value is not None:
+                out[name] = fn(value)
+        return out
+
+    return finish
