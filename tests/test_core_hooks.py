@@ -138,7 +138,9 @@ def test_unknown_hook_name_is_caught():
     bad = make_plugin(register_tool=lambda register: None)  # misspelled hook
     loaded = load_connector(mini_connector, extensions=False)
     loaded.pm.register(bad)
-    with pytest.raises(Exception):
+    from pluggy import PluginValidationError
+
+    with pytest.raises(PluginValidationError):
         loaded.pm.check_pending()
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal, Union
+from typing import TYPE_CHECKING, Any, Literal
 
 from .constants import ACP_DEFAULT_FIELD_LIMIT
 
@@ -171,7 +171,7 @@ class ConnectorInfo:
     access_rule_keys: list[str] = field(default_factory=lambda: ["table_rules", "file_rules"])
 
 
-ToolRun = Callable[[dict[str, Any], "CallContext"], Union[Any, Awaitable[Any]]]
+ToolRun = Callable[[dict[str, Any], "CallContext"], Any | Awaitable[Any]]
 
 
 @dataclass
@@ -200,7 +200,7 @@ class ToolSpec:
     default: bool = False  # first of extraction_tools (the default tool, 4.2)
 
 
-BlockFetch = Callable[[str, "CallContext"], Union[Any, Awaitable[Any]]]
+BlockFetch = Callable[[str, "CallContext"], Any | Awaitable[Any]]
 
 
 @dataclass

@@ -22,7 +22,7 @@ def _dumps(value: Any) -> str:
 
 def utc_now_iso() -> str:
     """ISO 8601 UTC with milliseconds, as in 8.4 fetched_at."""
-    now = _dt.datetime.now(_dt.timezone.utc)
+    now = _dt.datetime.now(_dt.UTC)
     return now.strftime("%Y-%m-%dT%H:%M:%S.") + f"{now.microsecond // 1000:03d}Z"
 
 

@@ -1,0 +1,5 @@
+"""``python -m analytics_acp_bench``."""
+
+from .cli import run
+
+run()

@@ -1,0 +1,1 @@
+"""Benchmark cases; each module exposes ``cases(quick: bool) -> list[Case]``."""

@@ -1,0 +1,169 @@
+"""Runs cases: ours and baseline alternate within each round; medians and ours/baseline ratios."""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import statistics
+import subprocess
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+RESULTS = Path(__file__).resolve().parents[2] / "results"
+
+
+@dataclass
+class Case:
+    """One benchmark: ``ours`` and ``baseline`` are callables returning seconds (or None to time them)."""
+
+    key: str
+    title: str
+    target: str  # e.g. "<= 1.15"
+    target_value: float
+    ours: Callable[[], float]
+    baseline: Callable[[], float]
+    setup: Callable[[], None] | None = None
+    teardown: Callable[[], None] | None = None
+    extra: Callable[[], dict[str, Any]] | None = None  # measured facts beside the timing (RSS, bytes...)
+    ours_label: str = "ours"
+    baseline_label: str = "baseline"
+
+
+@dataclass
+class CaseResult:
+    """Medians, ratio and raw samples of a case."""
+
+    key: str
+    title: str
+    target: str
+    target_value: float
+    ours_label: str
+    baseline_label: str
+    ours_s: list[float] = field(default_factory=list)
+    baseline_s: list[float] = field(default_factory=list)
+    extra: dict[str, Any] = field(default_factory=dict)
+    error: str | None = None
+
+    @property
+    def ratio(self) -> float | None:
+        """median(ours) / median(baseline)."""
+        if not self.ours_s or not self.baseline_s:
+            return None
+        return statistics.median(self.ours_s) / statistics.median(self.baseline_s)
+
+    def to_json(self) -> dict[str, Any]:
+        """JSON form written to results/latest.json."""
+        ratio = self.ratio
+        return {
+            "key": self.key,
+            "title": self.title,
+            "ours": self.ours_label,
+            "baseline": self.baseline_label,
+            "ours_median_s": statistics.median(self.ours_s) if self.ours_s else None,
+            "baseline_median_s": statistics.median(self.baseline_s) if self.baseline_s else None,
+            "ratio": ratio,
+            "target": self.target,
+            "meets_target": (ratio is not None and ratio <= self.target_value),
+            "ours_samples_s": self.ours_s,
+            "baseline_samples_s": self.baseline_s,
+            "extra": self.extra,
+            "error": self.error,
+        }
+
+
+def _timed(fn: Callable[[], float | None]) -> float:
+    start = time.perf_counter()
+    value = fn()
+    return float(value) if isinstance(value, (int, float)) else time.perf_counter() - start
+
+
+def run_case(case: Case, rounds: int) -> CaseResult:
+    """Alternate ours/baseline (order flipped every round) so drift hits both sides equally."""
+    result = CaseResult(case.key, case.title, case.target, case.target_value, case.ours_label, case.baseline_label)
+    try:
+        if case.setup:
+            case.setup()
+        for i in range(rounds):
+            pairs = [("ours", case.ours), ("baseline", case.baseline)]
+            if i % 2:
+                pairs.reverse()
+            for side, fn in pairs:
+                (result.ours_s if side == "ours" else result.baseline_s).append(_timed(fn))
+        if case.extra:
+            result.extra.update(case.extra())
+    except Exception as exc:  # a failing case is reported, the others still run
+        result.error = f"{type(exc).__name__}: {exc}"
+    finally:
+        if case.teardown:
+            try:
+                case.teardown()
+            except Exception:
+                pass
+    return result
+
+
+def machine_info() -> dict[str, Any]:
+    """Where the numbers come from."""
+    def cmd(*args: str) -> str:
+        try:
+            return subprocess.run(args, capture_output=True, text=True, timeout=10).stdout.strip()
+        except Exception:
+            return ""
+
+    cpu = ""
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    return {
+        "python": platform.python_version(),
+        "platform": platform.platform(),
+        "cpu": cpu,
+        "cores": os.cpu_count(),
+        "memory_gb": round(os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**30, 1),
+        "sqlite3_cli": cmd("sqlite3", "--version").split(" ")[0],
+        "node": cmd("node", "--version"),
+        "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+    }
+
+
+def markdown(results: list[CaseResult], machine: dict[str, Any]) -> str:
+    """The table printed at the end of a run."""
+    lines = [
+        f"Machine: {machine['cpu']} ({machine['cores']} cores, {machine['memory_gb']} GB), Python {machine['python']}",
+        "",
+        "| case | ours | baseline | ours median | baseline median | ratio | target | met |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- |",
+    ]
+    for r in results:
+        j = r.to_json()
+        if r.error:
+            lines.append(f"| {r.title} | {r.ours_label} | {r.baseline_label} | error: {r.error} | | | {r.target} | no |")
+            continue
+        lines.append(
+            f"| {r.title} | {r.ours_label} | {r.baseline_label} | {j['ours_median_s']:.4f} s | "
+            f"{j['baseline_median_s']:.4f} s | {j['ratio']:.2f} | {r.target} | {'yes' if j['meets_target'] else 'no'} |"
+        )
+    extras = [(r.title, r.extra) for r in results if r.extra]
+    if extras:
+        lines += ["", "Measured beside the timings:"]
+        for title, extra in extras:
+            lines.append(f"- {title}: " + ", ".join(f"{k}={v}" for k, v in extra.items()))
+    return "\n".join(lines)
+
+
+def write_results(results: list[CaseResult], machine: dict[str, Any], path: Path | None = None) -> Path:
+    """Atomically write results/latest.json."""
+    path = path or RESULTS / "latest.json"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(".json.tmp")
+    tmp.write_text(json.dumps({"machine": machine, "cases": [r.to_json() for r in results]}, indent=2))
+    os.replace(tmp, path)
+    return path
