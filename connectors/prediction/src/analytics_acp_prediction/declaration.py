@@ -1,0 +1,178 @@
+"""What ``prediction`` declares: identity, setup (nothing to set up) and the two tools' schemas.
+
+Both tools read a host table through ``table_ref`` (8.8), so no tool needs a
+resource or credentials: the capability's resource_id is ``format: "none"`` (6.1)
+and the alta asks for nothing. Tool code is imported on first call only.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from analytics_acp import NO_RESOURCE, ConnectorInfo, Defaults, ToolSpec
+
+from . import __version__
+
+PACKAGE_DIR = Path(__file__).resolve().parents[2]
+METHOD_HELP = (
+    "holt_winters: additive trend and season (exponential smoothing); ets: error/trend/season form chosen by AICc; "
+    "sarimax (or arima): seasonal ARIMA with order chosen by AIC; theta: theta method, robust on short series; "
+    "seasonal_naive: repeats the last season (a baseline); auto (default): backtests all and keeps the best."
+)
+TABLE_REF = {
+    "type": "string",
+    "x-acp-input": "table_ref",
+    "description": "Id of a host dataset or report (not rows, not SQL). The host resolves the rows.",
+}
+STRING_OR_LIST = {"anyOf": [{"type": "string"}, {"type": "array", "items": {"type": "string"}}]}
+
+INSTRUCTIONS = (
+    "Forecasts and charts over tables the host already holds. Pass the id of a dataset or report as table_ref "
+    "(never rows or SQL): the server reads the rows from the host. forecast returns the forecast window with "
+    "lower/upper prediction bounds and, in extra, the fitted method and a backtest on the last horizon points "
+    "(MAE, RMSE, MAPE, sMAPE, skill_vs_naive). plot draws a PNG chart of a table the host shows you."
+)
+
+
+def connector_info() -> ConnectorInfo:
+    """The ConnectorInfo: no resource, no credentials, free (9.1)."""
+    return ConnectorInfo(
+        id="prediction",
+        name="Prediction",
+        version=__version__,
+        description="Time-series forecasts (statsmodels) and PNG charts (matplotlib) over host tables.",
+        resource_id=NO_RESOURCE,
+        instructions=INSTRUCTIONS,
+        defaults=Defaults(row_limit=25, cost_limit_usd=0),
+        credentials_schema={"type": "object", "properties": {}},
+        delivery=["inject", "suggest", "on_first_call"],
+        icon="icon.svg",
+        package_dir=PACKAGE_DIR,
+    )
+
+
+FORECAST_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "table_ref": TABLE_REF,
+        "time_column": {"type": "string", "description": "Column with the dates or timestamps of the series."},
+        "value_column": {"type": "string", "description": "Numeric column to forecast."},
+        "horizon": {
+            "type": "integer",
+            "minimum": 1,
+            "maximum": 1000,
+            "description": "How many future periods to forecast, in the series frequency (14 = 14 days for daily data).",
+        },
+        "method": {
+            "type": "string",
+            "enum": ["auto", "holt_winters", "ets", "sarimax", "arima", "theta", "seasonal_naive"],
+            "default": "auto",
+            "description": METHOD_HELP,
+        },
+        "seasonal_period": {
+            "type": "integer",
+            "minimum": 1,
+            "description": "Points per season (7 for weekly patterns in daily data, 12 for monthly data). "
+            "Inferred from the frequency when absent; 1 means no season.",
+        },
+        "confidence": {
+            "type": "number",
+            "default": 0.95,
+            "description": "Coverage of the prediction interval in lower/upper, e.g. 0.8 or 0.95.",
+        },
+        "group_by": {
+            **STRING_OR_LIST,
+            "description": "Column(s) that identify separate series (e.g. channel): one forecast per series.",
+        },
+        "frequency": {
+            "type": "string",
+            "enum": ["hourly", "daily", "weekly", "monthly", "quarterly", "yearly"],
+            "description": "Series frequency. Inferred from the dates when absent. A coarser one aggregates the rows.",
+        },
+        "aggregate": {
+            "type": "string",
+            "enum": ["sum", "mean", "last", "min", "max"],
+            "default": "sum",
+            "description": "How rows that fall in the same period are combined.",
+        },
+        "fill": {
+            "type": "string",
+            "enum": ["interpolate", "zero", "previous"],
+            "default": "interpolate",
+            "description": "How periods with no rows are filled (zero suits counts such as orders).",
+        },
+    },
+    "required": ["table_ref", "time_column", "value_column", "horizon"],
+}
+
+PLOT_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "table_ref": TABLE_REF,
+        "x": {"type": "string", "description": "Column for the horizontal axis (dates, numbers or labels)."},
+        "y": {**STRING_OR_LIST, "description": "Numeric column(s) to draw, one line (or bar set) each."},
+        "lower": {"type": "string", "description": "Optional column with the lower edge of a shaded band."},
+        "upper": {"type": "string", "description": "Optional column with the upper edge of a shaded band."},
+        "forecast_ref": {
+            "type": "string",
+            "x-acp-input": "table_ref",
+            "description": "Optional id of a forecast dataset (the output of forecast) drawn after the history "
+            "with its lower/upper band; its time column must have the same name as x.",
+        },
+        "group_by": {"type": "string", "description": "Optional column: one line per value of it."},
+        "kind": {"type": "string", "enum": ["line", "bar", "scatter"], "default": "line"},
+        "title": {"type": "string", "description": "Chart title."},
+        "width": {"type": "integer", "minimum": 200, "maximum": 4000, "default": 1000, "description": "Pixels."},
+        "height": {"type": "integer", "minimum": 150, "maximum": 3000, "default": 600, "description": "Pixels."},
+    },
+    "required": ["table_ref", "x", "y"],
+}
+
+
+async def _forecast(arguments: dict[str, Any], ctx: Any) -> Any:
+    from .forecast_tool import run
+
+    return await run(arguments, ctx)
+
+
+async def _plot(arguments: dict[str, Any], ctx: Any) -> Any:
+    from .plot_tool import run
+
+    return await run(arguments, ctx)
+
+
+def tools() -> list[ToolSpec]:
+    """The two tools; neither needs a resource or credentials."""
+    return [
+        ToolSpec(
+            name="forecast",
+            title="Forecast a time series",
+            description=(
+                "Forecast a numeric column of a host table (dataset or report id in table_ref) with statsmodels. "
+                "Returns the next `horizon` periods with forecast, lower and upper, one series per group_by value. "
+                "extra has the fitted method, its parameters and a backtest on the last `horizon` points "
+                "(MAE, RMSE, MAPE, sMAPE, skill_vs_naive, interval_coverage): quote it when you report the forecast."
+            ),
+            run=_forecast,
+            input_schema=FORECAST_SCHEMA,
+            kind="extraction",
+            needs_resource=False,
+            needs_credentials=False,
+            default=True,
+        ),
+        ToolSpec(
+            name="plot",
+            title="Chart a host table",
+            description=(
+                "Draw a PNG chart (line, bar or scatter) of a host table (dataset or report id in table_ref), "
+                "optionally with a lower/upper band or a forecast dataset after the history. The host shows you the "
+                "image (screenshot_path)."
+            ),
+            run=_plot,
+            input_schema=PLOT_SCHEMA,
+            kind="info",
+            needs_resource=False,
+            needs_credentials=False,
+        ),
+    ]

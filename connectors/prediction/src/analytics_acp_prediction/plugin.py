@@ -1,0 +1,20 @@
+"""Hook implementations of the ``prediction`` connector (entry point ``analytics_acp.connectors``)."""
+
+from __future__ import annotations
+
+from analytics_acp import hookimpl
+
+from . import declaration
+
+
+@hookimpl
+def connector_declaration():
+    """The connector's ConnectorInfo: no remote resource, empty credentials schema (6.1)."""
+    return declaration.connector_info()
+
+
+@hookimpl
+def register_tools(register):
+    """Publish ``forecast`` (extraction) and ``plot`` (info); neither takes resource_id (6.2, 8.8.2)."""
+    for tool in declaration.tools():
+        register(tool)
