@@ -55,3 +55,11 @@ def test_bridge_exposure_template_dates_substituted_not_forwarded():
         forward_arguments(route, {"sql": sql, "start_date": "2026-02-01", "end_date": "2026-01-01"})
     with pytest.raises(InvalidArguments):
         forward_arguments(route, {"sql": sql, "start_date": "soon", "end_date": "today"})
+
+
+def test_bridge_exposure_info_tool_may_keep_markers():
+    _, route = rewrite_tool(SQL_TOOL, "ventas", "V", "D", extraction=False)
+    sql = "SELECT 1 WHERE '{{start_date}}' < '{{end_date}}'"
+    assert forward_arguments(route, {"sql": sql}) == {"sql": sql}
+    with pytest.raises(InvalidArguments):
+        forward_arguments(route, {"sql": sql, "start_date": "today"})

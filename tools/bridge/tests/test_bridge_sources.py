@@ -44,10 +44,24 @@ def test_bridge_sources_references_and_defaults(tmp_path, monkeypatch):
     assert pg.credentials["token"] == "s3cr3t-token-value"  # file contents, trimmed, relative to sources.json
     assert pg.limits == {"row_limit": 25, "cost_limit_usd": 1.5, "field_limit": 8}
     assert pg.meta()["config"] == {"access_mode": "onlyRead"}
-    assert {"hunter2-password", "s3cr3t-token-value"} <= result.secrets
-    assert "sqlite" not in result.secrets and "postgres" not in result.secrets  # the variant discriminator is not secret
+    assert result.secrets == {"hunter2-password", "s3cr3t-token-value"}  # env and file references are secrets
+    # Literal values: secret when the ACP's schema marks them writeOnly (or when the schema is unknown).
+    schema = {"oneOf": [{"properties": {"type": {"const": "sqlite"}, "path": {"type": "string"}}},
+                        {"properties": {"user": {"type": "string"}, "pin": {"type": "string", "writeOnly": True}}}]}
+    assert ventas.secret_values(schema) == set()
+    assert ventas.secret_values(None) == {str((project / "data/ventas.sqlite").resolve())}
+    assert "sqlite" not in ventas.secret_values(None)  # the variant discriminator is never a secret
     scrub = Redactor(result.secrets)
     assert "hunter2" not in scrub.text("error: password hunter2-password rejected")
+
+
+def test_bridge_sources_write_only_literals(tmp_path):
+    path = write(tmp_path / "sources.json", {"sources": [
+        {"id": "s", "acp": "x", "credentials": {"type": "server", "user": "analyst", "pin": "4711-9999", "password": "pw-literal"}},
+    ]})
+    [source] = load_sources(path, tmp_path).sources
+    schema = {"properties": {"user": {"type": "string"}, "pin": {"type": "string", "writeOnly": True}}}
+    assert source.secret_values(schema) == {"4711-9999", "pw-literal"}  # writeOnly, and a secret-named key
 
 
 def test_bridge_sources_file_errors_are_reported(tmp_path):

@@ -86,7 +86,15 @@ class Bridge:
         async with anyio.create_task_group() as boot_tg:
             for proc in self.processes.values():
                 boot_tg.start_soon(boot, proc)
+        self._collect_secrets()
         self._build_tools()
+
+    def _collect_secrets(self) -> None:
+        """Literal credential values the ACP marks writeOnly (5.5) join the env/file ones as secrets."""
+        for source in self.sources.sources:
+            proc = self.processes.get(source.acp)
+            schema = proc.capability.get("credentials_schema") if proc is not None and proc.client is not None else None
+            self.redactor.add(source.secret_values(schema if isinstance(schema, dict) else None))
 
     def _build_tools(self) -> None:
         tools = [dict(t) for t in own_tools.TOOLS]

@@ -90,7 +90,10 @@ def forward_arguments(route: Route, arguments: dict[str, Any], today: _dt.date |
     templated = [n for n in route.template_args if isinstance(args.get(n), str) and has_template(args[n])]
     if not templated:
         return args  # no markers: the query has no window (8.9), the dates are not needed
-    if start in (None, "") or end in (None, ""):
+    missing = [start in (None, ""), end in (None, "")]
+    if all(missing) and not route.extraction:
+        return args  # an info tool (e.g. validate_sql) may take the markers as they are
+    if any(missing):
         raise InvalidArguments(
             f"{templated[0]} uses {{{{start_date}}}}/{{{{end_date}}}}: pass start_date and end_date ({DATE_DESCRIPTION})"
         )

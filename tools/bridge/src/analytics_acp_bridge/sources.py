@@ -2,8 +2,10 @@
 
 A broken file or a broken source never stops the bridge: the problem is recorded and
 ``acp_sources`` reports it. Values inside ``credentials`` and ``config`` may be references
-(``{"env": NAME}``, ``{"file": path}``, ``{"projectPath": path}``); every value that is (or
-came from) a secret is collected so the bridge can make sure none of them ever reaches the model.
+(``{"env": NAME}``, ``{"file": path}``, ``{"projectPath": path}``). Values read through ``env`` or
+``file`` are secrets; literal credential values are secrets when the ACP's credentials_schema marks
+their field ``writeOnly`` (5.5) or the key is a usual secret name. The bridge scrubs every secret
+from whatever the client receives.
 """
 
 from __future__ import annotations
@@ -27,6 +29,25 @@ LIMIT_FIELDS = ("row_limit", "field_limit", "cost_limit_usd")
 REFERENCE_KEYS = ("env", "file", "projectPath")
 # Secrets shorter than this are not scrubbed from text (a 2-letter value would mangle every word).
 MIN_SECRET_CHARS = 4
+# Key names treated as secret even if a server forgot writeOnly in its credentials_schema.
+SECRET_KEY_NAMES = {
+    "password", "passwd", "token", "secret", "api_key", "apikey", "key", "access_token", "refresh_token",
+    "private_key", "client_secret", "service_account", "credentials", "dsn", "url", "connection_string",
+}
+
+
+def write_only_names(schema: Any) -> set[str]:
+    """Property names marked ``writeOnly`` anywhere in a setup schema (variants and nesting included)."""
+    found: set[str] = set()
+    if isinstance(schema, dict):
+        for name, prop in (schema.get("properties") or {}).items():
+            if isinstance(prop, dict) and prop.get("writeOnly"):
+                found.add(str(name).lower())
+            found |= write_only_names(prop)
+        for key in ("oneOf", "anyOf", "allOf"):
+            for variant in schema.get(key) or []:
+                found |= write_only_names(variant)
+    return found
 
 
 class ReferenceError_(ValueError):
@@ -46,6 +67,22 @@ class Source:
     limits: dict[str, Any] = field(default_factory=dict)
     error: str | None = None
     warnings: list[str] = field(default_factory=list)
+    # Literal credential values by key name: which are secret is decided with the ACP's schema.
+    literal_credentials: list[tuple[str, str]] = field(default_factory=list)
+
+    def secret_values(self, credentials_schema: dict[str, Any] | None) -> set[str]:
+        """Literal credential values that are secrets: writeOnly in the schema (5.5), or a secret-named key.
+
+        Without a schema (the server never started) every literal credential value counts as secret.
+        """
+        if credentials_schema is None:
+            names = None
+        else:
+            names = write_only_names(credentials_schema) | SECRET_KEY_NAMES
+        return {
+            value for key, value in self.literal_credentials
+            if len(value) >= MIN_SECRET_CHARS and key != "type" and (names is None or key.lower() in names)
+        }
 
     def meta(self) -> dict[str, Any]:
         """The per-call ``_meta.acp`` values this source contributes (5.2), without session fields."""
@@ -104,6 +141,7 @@ class _Resolver:
         self.base = sources_path.parent
         self.project = project
         self.secrets = secrets
+        self.literals: list[tuple[str, str]] = []
 
     def resolve(self, value: Any, where: str, secret: bool) -> Any:
         if isinstance(value, dict):
@@ -112,8 +150,8 @@ class _Resolver:
             return {k: self.resolve(v, f"{where}.{k}", secret) for k, v in value.items()}
         if isinstance(value, list):
             return [self.resolve(v, f"{where}[{i}]", secret) for i, v in enumerate(value)]
-        if secret and isinstance(value, str) and not where.endswith(".type"):
-            self._remember(value)
+        if secret and isinstance(value, str):
+            self.literals.append((where.rsplit(".", 1)[-1].split("[")[0], value))
         return value
 
     def _reference(self, kind: str, arg: Any, where: str, secret: bool) -> str:
@@ -138,7 +176,7 @@ class _Resolver:
             return value
         value = str((self.project / arg).resolve())
         if secret:
-            self._remember(value)
+            self.literals.append((where.rsplit(".", 1)[-1].split("[")[0], value))
         return value
 
     def _remember(self, value: str) -> None:
@@ -238,10 +276,13 @@ def _parse_source(raw: Any, index: int, defaults: dict[str, Any], resolver: _Res
         if not isinstance(raw[key], dict):
             errors.append(f"{where}.{key} must be an object.")
             continue
+        resolver.literals = []
         try:
             setattr(source, key, resolver.resolve(raw[key], f"{where}.{key}", secret))
         except ReferenceError_ as exc:
             errors.append(str(exc))
+        if secret:
+            source.literal_credentials = list(resolver.literals)
     if errors:
         source.error = " ".join(errors)
     return source

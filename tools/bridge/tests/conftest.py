@@ -1,0 +1,84 @@
+"""Bridge test harness: a real bridge process driven by the MCP Python SDK's ClientSession over stdio."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import sys
+from contextlib import asynccontextmanager
+from pathlib import Path
+
+import pytest
+from mcp.client.session import ClientSession
+from mcp.client.stdio import StdioServerParameters, stdio_client
+
+FIXTURE_ACP = Path(__file__).resolve().parent / "fixture_acp"
+
+
+class BridgeClient:
+    """A ClientSession on a bridge, recording every text the client receives (for the secret checks)."""
+
+    def __init__(self, session: ClientSession):
+        self.session = session
+        self.received: list[str] = []
+
+    async def tools(self) -> dict[str, dict]:
+        listing = await self.session.list_tools()
+        tools = {t.name: t.model_dump(by_alias=True, mode="json", exclude_none=True) for t in listing.tools}
+        self.received.append(json.dumps(tools, ensure_ascii=False))
+        return tools
+
+    async def call(self, name: str, arguments: dict | None = None):
+        """Call a tool; returns (is_error, texts, raw result dict)."""
+        result = await self.session.call_tool(name, arguments or {})
+        raw = result.model_dump(by_alias=True, mode="json", exclude_none=True)
+        self.received.append(json.dumps(raw, ensure_ascii=False))
+        texts = [c["text"] for c in raw["content"] if c["type"] == "text"]
+        return bool(raw.get("isError")), texts, raw
+
+    async def call_json(self, name: str, arguments: dict | None = None):
+        """Call a tool; returns (is_error, parsed content[0], the other text blocks)."""
+        is_error, texts, _ = await self.call(name, arguments)
+        return is_error, json.loads(texts[0]), texts[1:]
+
+
+@asynccontextmanager
+async def open_bridge(project: Path, root: Path | None = None, sources: Path | None = None, env: dict | None = None):
+    """Start ``python -m analytics_acp_bridge`` as an MCP stdio server and initialize a ClientSession."""
+    args = ["-m", "analytics_acp_bridge", "--project", str(project)]
+    if root is not None:
+        args += ["--root", str(root)]
+    if sources is not None:
+        args += ["--sources", str(sources)]
+    params = StdioServerParameters(command=sys.executable, args=args, env={**os.environ, **(env or {})}, cwd=str(project))
+    async with stdio_client(params) as (read, write):
+        async with ClientSession(read, write) as session:
+            await session.initialize()
+            yield BridgeClient(session)
+
+
+@pytest.fixture
+def fixture_root(tmp_path):
+    """A bridge root whose acps/ holds the test connector folder (13.1)."""
+    root = tmp_path / "root"
+    shutil.copytree(FIXTURE_ACP, root / "acps" / "fixture", ignore=shutil.ignore_patterns("__pycache__"))
+    return root
+
+
+def _write_sources(path: Path, data) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(data if isinstance(data, str) else json.dumps(data, ensure_ascii=False), encoding="utf-8")
+    return path
+
+
+@pytest.fixture
+def write_sources():
+    """``write_sources(path, data)`` writes a sources.json (data: dict, or raw text for broken files)."""
+    return _write_sources
+
+
+@pytest.fixture
+def bridge():
+    """``bridge(project, root=None, sources=None, env=None)``: async context manager yielding a BridgeClient."""
+    return open_bridge

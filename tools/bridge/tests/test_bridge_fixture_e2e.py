@@ -1,0 +1,175 @@
+"""The bridge end to end with the test connector (acps/fixture): a real bridge process, a real
+MCP ClientSession over stdio, a real ACP server underneath (16.4-16.6, 8.8.1, 8.10)."""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+import signal
+
+TOKEN_A = "tok-aaaa-1111-secret"
+TOKEN_B = "tok-bbbb-2222-secret"
+BAD = "bad-token-value"
+
+
+def sources(**extra):
+    base = [
+        {"id": "fx", "acp": "fixture", "label": "Fixture A", "credentials": {"account": "acct-a", "token": TOKEN_A}},
+        {"id": "fx_b", "acp": "fixture", "label": "Fixture B", "credentials": {"account": "acct-b", "token": {"env": "BRIDGE_FX_TOKEN"}}},
+        {"id": "fx_bad", "acp": "fixture", "credentials": {"account": "acct-c", "token": BAD}},
+    ]
+    return {"defaults": {"row_limit": 5}, "sources": base, **extra}
+
+
+def datasets_of(project):
+    return sorted(p.name for p in (project / "acp-data").glob("*.csv"))
+
+
+async def test_bridge_fixture_multitable_one_dataset_per_table(tmp_path, fixture_root, bridge, write_sources):
+    project = tmp_path / "proj"
+    project.mkdir()
+    write_sources(fixture_root / "sources.json", sources())
+    async with bridge(project, fixture_root, env={"BRIDGE_FX_TOKEN": TOKEN_B}) as client:
+        tools = await client.tools()
+        assert tools["fx__multi"]["description"].startswith("[Fixture A · Bridge fixture] Three tables.")
+        assert "acp-data" in tools["fx__multi"]["description"]
+        is_error, response, notes = await client.call_json("fx__multi", {"big": 800})
+        assert not is_error
+        assert set(response["tables"]) == {"hits", "cookies", "network"} and "manifest" in response
+    files = datasets_of(project)
+    assert len(files) == 2  # cookies is empty, the manifest is not data (11.3)
+    hits = next(f for f in files if f.startswith("fx_multi_hits_"))
+    network = next(f for f in files if f.startswith("fx_multi_network_"))
+    hits_id, network_id = hits[:-4], network[:-4]
+    note = notes[0]
+    assert f"Table «hits» was saved in full as dataset «{hits_id}» in acp-data/{hits_id}.csv. You saw 3 of 3 rows." in note
+    assert f"dataset «{network_id}» in acp-data/{network_id}.csv." in note and "of 800 rows." in note
+    assert "No data: cookies." in note
+    data = project / "acp-data"
+    assert (data / hits).read_bytes() == b"en,n\r\npage_view,1\r\nclick,2\r\nscroll,\r\n"
+    with open(data / network, encoding="utf-8", newline="") as f:
+        rows = list(csv.DictReader(f))
+    assert len(rows) == 800 and rows[1] == {"n": "1", "label": "row-1-" + "x" * 400, "flag": "false", "obj": '{"i":1}'}
+    meta = json.loads((data / f"{network_id}.meta.json").read_text(encoding="utf-8"))
+    assert meta["title"] == "Fixture capture · Network" and meta["description"] == "Requests of the fixture."
+    assert meta["source"] == "fx" and meta["acp"] == "fixture" and meta["tool"] == "multi" and meta["row_count"] == 800
+    assert meta["headers"] == [{"name": "n", "type": "integer"}, {"name": "label", "type": "string"},
+                               {"name": "flag", "type": "boolean"}, {"name": "obj", "type": "json"}]
+    assert not list(data.glob(".*"))  # no temp files left behind
+
+
+async def test_bridge_fixture_sources_share_one_process_and_secrets_never_leak(tmp_path, fixture_root, bridge, write_sources):
+    project = tmp_path / "proj"
+    project.mkdir()
+    write_sources(fixture_root / "sources.json", sources())
+    async with bridge(project, fixture_root, env={"BRIDGE_FX_TOKEN": TOKEN_B}) as client:
+        await client.tools()
+        _, a, _ = await client.call_json("fx__whoami")
+        _, b, _ = await client.call_json("fx_b__whoami")
+        assert a["pid"] == b["pid"]  # one server process for the ACP (16.4)
+        assert (a["account"], b["account"]) == ("acct-a", "acct-b")  # credentials travel per call (5.2)
+        assert (a["token_chars"], b["token_chars"]) == (len(TOKEN_A), len(TOKEN_B))
+        is_error, bad, notes = await client.call_json("fx_bad__whoami")
+        assert is_error and bad["error"]["name"] == "ACP_CREDENTIALS_INVALID"
+        assert "[redacted]" in bad["error"]["message"]  # the careless server echoed it; the bridge scrubbed it
+        assert "sources.json" in notes[0] and "fx_bad" in notes[0]
+        _, report, _ = await client.call_json("acp_sources")
+        entry = {s["id"]: s for s in report["sources"]}
+        assert entry["fx"]["status"] == "ok" and entry["fx"]["has_credentials"] is True
+        assert "fx__multi" in entry["fx"]["tools"] and entry["fx"]["limits"] == {"row_limit": 5}
+        await client.call("fx__numbers", {"count": 12})
+        await client.call("acp_datasets", {})
+    everything = "\n".join(client.received)
+    for secret in (TOKEN_A, TOKEN_B, BAD):
+        assert secret not in everything
+
+
+async def test_bridge_fixture_table_ref_resolution_and_traversal(tmp_path, fixture_root, bridge, write_sources):
+    project = tmp_path / "proj"
+    (project / "acp-data").mkdir(parents=True)
+    (tmp_path / "outside.csv").write_text("v\n1000\n", encoding="utf-8")
+    (project / "secret.csv").write_text("v\n5\n", encoding="utf-8")
+    (project / "acp-data" / "Codigos.csv").write_text("cp,v\n08001,2\n28013,3\n", encoding="utf-8")
+    write_sources(fixture_root / "sources.json", sources())
+    async with bridge(project, fixture_root, env={"BRIDGE_FX_TOKEN": TOKEN_B}) as client:
+        await client.tools()
+        is_error, response, notes = await client.call_json("fx__numbers", {"count": 30000})
+        assert not is_error and response["total_rows"] == 30000 and response["returned_rows"] == 5
+        dataset_id = notes[0].split("«")[1].split("»")[0]
+        assert notes[0].startswith(f"The full extraction was saved as dataset «{dataset_id}» in acp-data/{dataset_id}.csv. You saw 5 of 30000 rows.")
+        want = sum(i * i for i in range(30000))
+        for ref in (dataset_id, f"{dataset_id}.csv", f"acp-data/{dataset_id}.csv"):  # 8.8.1 forms
+            is_error, summed, _ = await client.call_json("fx__table_sum", {"table_ref": ref, "column": "sq"})
+            assert not is_error and summed["rows"] == 30000 and summed["sum"] == want
+        is_error, summed, _ = await client.call_json("fx__table_sum", {"table_ref": "Codigos.csv", "column": "v"})
+        assert not is_error and summed["sum"] == 5 and summed["types"] == {"cp": "string", "v": "integer"}
+        for ref in ("../outside.csv", "../secret.csv", str(tmp_path / "outside.csv"), "acp-data/../secret.csv",
+                    "../../outside", "/etc/passwd"):
+            is_error, err, _ = await client.call_json("fx__table_sum", {"table_ref": ref, "column": "v"})
+            assert is_error and err["error"]["code"] == -32021 and err["error"]["name"] == "ACP_TABLE_NOT_FOUND", ref
+        _, listing, _ = await client.call_json("acp_datasets", {"filter": "codigos"})
+        assert [d["id"] for d in listing["datasets"]] == ["codigos"] and listing["datasets"][0]["origin"] == "csv"
+        _, q, _ = await client.call_json("acp_query", {"sql": f"SELECT COUNT(*) AS n, SUM(sq) AS s FROM {dataset_id}"})
+        assert q["rows"] == [{"n": 30000, "s": want}]
+        is_error, ro, _ = await client.call_json("acp_query", {"sql": f"DELETE FROM {dataset_id}"})
+        assert is_error and ro["error"]["name"] == "ACP_READ_ONLY_VIOLATION"
+
+
+async def test_bridge_fixture_dead_server_restarts(tmp_path, fixture_root, bridge, write_sources):
+    project = tmp_path / "proj"
+    project.mkdir()
+    write_sources(fixture_root / "sources.json", sources())
+    async with bridge(project, fixture_root, env={"BRIDGE_FX_TOKEN": TOKEN_B}) as client:
+        await client.tools()
+        _, first, _ = await client.call_json("fx__whoami")
+        os.kill(first["pid"], signal.SIGKILL)
+        is_error, failed, _ = await client.call_json("fx__whoami")
+        assert is_error and failed["error"]["name"] == "ACP_UPSTREAM_ERROR"
+        assert "stopped during this call" in failed["error"]["message"] and "retry" in failed["error"]["message"]
+        is_error, second, _ = await client.call_json("fx__whoami")
+        assert not is_error and second["pid"] != first["pid"]
+        is_error, crashed, _ = await client.call_json("fx__crash")  # dies in the middle of a call
+        assert is_error and "stopped during this call" in crashed["error"]["message"]
+        is_error, third, _ = await client.call_json("fx_b__whoami")
+        assert not is_error and third["pid"] not in (first["pid"], second["pid"]) and third["account"] == "acct-b"
+
+
+async def test_bridge_fixture_artifacts(tmp_path, fixture_root, bridge, write_sources):
+    project = tmp_path / "proj"
+    project.mkdir()
+    write_sources(fixture_root / "sources.json", sources())
+    async with bridge(project, fixture_root, env={"BRIDGE_FX_TOKEN": TOKEN_B}) as client:
+        await client.tools()
+        is_error, texts, raw = await client.call("fx__artifacts")
+    assert not is_error
+    images = [c for c in raw["content"] if c["type"] == "image"]
+    assert len(images) == 1 and images[0]["mimeType"] == "image/png"
+    response = json.loads(texts[0])
+    assert response["pdf_path"] == "acp-data/files/deck.pdf" and response["saved"] is True
+    assert (project / "acp-data" / "files" / "deck.pdf").read_bytes() == b"%PDF-1.4\n% fixture\n"
+
+
+async def test_bridge_fixture_sources_errors_are_reported(tmp_path, fixture_root, bridge, write_sources):
+    project = tmp_path / "proj"
+    project.mkdir()
+    write_sources(fixture_root / "broken.json", '{"sources": [ {"id": "fx",, ')
+    async with bridge(project, fixture_root, sources=fixture_root / "broken.json") as client:
+        tools = await client.tools()
+        assert set(tools) == {"acp_sources", "acp_datasets", "acp_query"}  # the bridge still starts
+        _, report, _ = await client.call_json("acp_sources")
+        assert report["status"] == "error" and "not valid JSON" in report["error"]
+        assert "fixture" in report["installed_without_source"]
+    write_sources(fixture_root / "mixed.json", {"sources": [
+        {"id": "fx", "acp": "fixture", "credentials": {"account": "a", "token": TOKEN_A}},
+        {"id": "nope", "acp": "not_installed"},
+        {"id": "noenv", "acp": "fixture", "credentials": {"account": "a", "token": {"env": "BRIDGE_FX_UNSET"}}},
+    ]})
+    async with bridge(project, fixture_root, sources=fixture_root / "mixed.json") as client:
+        tools = await client.tools()
+        assert "fx__whoami" in tools and not any(t.startswith(("nope__", "noenv__")) for t in tools)
+        _, report, _ = await client.call_json("acp_sources")
+        by_id = {s["id"]: s for s in report["sources"]}
+        assert by_id["fx"]["status"] == "ok"
+        assert by_id["nope"]["status"] == "error" and "not installed" in by_id["nope"]["error"]
+        assert by_id["noenv"]["status"] == "error" and "BRIDGE_FX_UNSET is not set" in by_id["noenv"]["error"]
