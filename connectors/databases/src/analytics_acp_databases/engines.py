@@ -132,9 +132,9 @@ def _create_engine(source: Source, read_only: bool) -> Engine:
         return engine
     if kind == "duckdb":
         config = {"enable_external_access": False, "autoinstall_known_extensions": False, "autoload_known_extensions": False}
-        if read_only:
-            config["lock_configuration"] = True
-        return sa.create_engine(url, connect_args={"read_only": read_only, "config": config}, poolclass=sa.pool.NullPool)
+        engine = sa.create_engine(url, connect_args={"read_only": read_only, "config": config}, poolclass=sa.pool.NullPool)
+        event.listen(engine, "connect", _fence_duckdb if read_only else _quiet_duckdb)
+        return engine
     backend = url.get_backend_name() if isinstance(url, URL) else ""
     connect_args: dict[str, Any] = {}
     if backend == "postgresql":
@@ -146,6 +146,16 @@ def _create_engine(source: Source, read_only: bool) -> Engine:
     elif backend in ("mysql", "mariadb"):
         connect_args["connect_timeout"] = 10
     return sa.create_engine(url, connect_args=connect_args, pool_size=2, max_overflow=2, pool_pre_ping=True, pool_recycle=1800)
+
+
+def _quiet_duckdb(dbapi_conn: Any, _record: Any) -> None:
+    # No progress bar: DuckDB prints it to stdout, which is the protocol channel of a stdio server.
+    dbapi_conn.execute("SET enable_progress_bar = false")
+
+
+def _fence_duckdb(dbapi_conn: Any, _record: Any) -> None:
+    _quiet_duckdb(dbapi_conn, _record)
+    dbapi_conn.execute("SET lock_configuration = true")  # the query cannot re-enable file access
 
 
 def _fence_sqlite(dbapi_conn: sqlite3.Connection, _record: Any) -> None:

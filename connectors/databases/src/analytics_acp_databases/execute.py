@@ -77,7 +77,7 @@ def run_execute_sql(arguments: dict[str, Any], ctx: Any) -> Extraction:
         raise
     headers = [Header(name=c, type=k) for c, k in zip(columns, kinds, strict=True) if k is not None]
     converters = [types_map.converter(k) for k in kinds]
-    rows = stream_rows(session, result, converters, limit, warnings, ctx)
+    rows = stream_rows(session, result, kinds, converters, limit, warnings, ctx)
     engine, subject = describe_source(source.credentials, target.database)
     resource = target.id(session.backend)
     return Extraction(
@@ -100,14 +100,14 @@ def _open(source: Any, schema: str | None, ctx: Any) -> Session:
         raise map_error(exc, source.credentials, ctx.resource_id, source.timeout_s) from None
 
 
-def stream_rows(session: Session, result: Any, converters: list, limit: int | None, warnings: list[str], ctx: Any) -> Iterator[tuple]:
+def stream_rows(session: Session, result: Any, kinds: list, converters: list, limit: int | None, warnings: list[str], ctx: Any) -> Iterator[tuple]:
     """Yield converted tuples batch by batch from the cursor; always releases the connection."""
     credentials = session.source.credentials
     count = 0
     try:
         # partitions() keeps SQLAlchemy's prefetch buffer (server-side cursors prefetch the first rows).
         for batch in result.partitions(BATCH_ROWS):
-            for row in batch:
+            for row in types_map.convert_batch(batch, kinds, converters):
                 if limit is not None and count >= limit:
                     note = f"Extraction stopped at limit={limit} rows; the query returns more. Aggregate in SQL or raise limit if you need every row."
                     warnings.append(note)
@@ -115,7 +115,7 @@ def stream_rows(session: Session, result: Any, converters: list, limit: int | No
                     if isinstance(ctx_warnings, list) and note not in ctx_warnings:
                         ctx_warnings.append(note)
                     return
-                yield tuple(conv(v) for conv, v in zip(converters, row, strict=False))
+                yield row
                 count += 1
     except DBAPIError as exc:
         raise map_error(exc, credentials, ctx.resource_id, session.source.timeout_s) from None

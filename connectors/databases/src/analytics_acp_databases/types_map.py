@@ -224,6 +224,38 @@ _CONVERTERS: dict[str | None, Callable[[Any], Any]] = {
 }
 
 
+# Python types a driver may return that are already the JSON form of each declared type.
+_PASSTHROUGH: dict[str | None, frozenset[type]] = {
+    "integer": frozenset({int}), "number": frozenset({int, float}), "boolean": frozenset({bool}),
+    "string": frozenset({str}), "date": frozenset({str}), "json": frozenset({dict, list, int, float, bool}),
+    "datetime": frozenset(), None: frozenset({str, int, float, bool}),
+}
+_NONE = type(None)
+
+
+def convert_batch(batch: list[Any], kinds: list[str | None], converters: list[Callable[[Any], Any]]) -> list[tuple]:
+    """Convert one fetched batch: columns whose values are already JSON-ready pass through untouched.
+
+    The check is per batch (SQLite columns may mix types from row to row), done with C-level
+    ``map(type, ...)`` so a million-row extraction does not pay a Python call per cell.
+    """
+    if not batch:
+        return []
+    columns = list(zip(*batch, strict=False))
+    todo = []
+    for i, column in enumerate(columns):
+        seen = set(map(type, column))
+        seen.discard(_NONE)
+        if not seen <= _PASSTHROUGH.get(kinds[i], frozenset()):
+            todo.append(i)
+    if not todo:
+        return [tuple(row) for row in batch]
+    for i in todo:
+        conv = converters[i]
+        columns[i] = tuple(map(conv, columns[i]))
+    return list(zip(*columns, strict=False))
+
+
 def converter(acp: str | None) -> Callable[[Any], Any]:
     """Value converter for a declared type (None: undeclared, values only made JSON-safe)."""
     fn = _CONVERTERS[acp]

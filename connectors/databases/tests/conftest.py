@@ -1,0 +1,148 @@
+"""Fixtures of the databases connector tests: real SQLite/DuckDB files, PostgreSQL/MariaDB on 127.0.0.1.
+
+Server tests skip with a reason when the server is unreachable, except in CI (env CI set), where
+they fail: CI must have the services (DESIGN.md).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+import socket
+import uuid
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from analytics_acp import CallContext, ClientInfo, HostTable
+from analytics_acp.errors import TableNotFound
+
+END = dt.date(2026, 9, 28)
+PG = {"type": "server", "dialect": "postgresql", "host": "127.0.0.1", "port": 5432, "user": "postgres", "database": "test"}
+MARIA = {"type": "server", "dialect": "mariadb", "host": "127.0.0.1", "port": 3306, "user": "root", "database": "test"}
+
+
+def _reachable(port: int) -> bool:
+    try:
+        with socket.create_connection(("127.0.0.1", port), timeout=1):
+            return True
+    except OSError:
+        return False
+
+
+def need_server(port: int, name: str) -> None:
+    """Skip (or fail in CI) when a database server is not listening."""
+    if not _reachable(port):
+        if os.environ.get("CI"):
+            pytest.fail(f"{name} on 127.0.0.1:{port} is required in CI")
+        pytest.skip(f"{name} is not running on 127.0.0.1:{port}")
+
+
+def _make_ctx(credentials: dict[str, Any] | None, resource_id: str | None = None, config: dict[str, Any] | None = None,
+             tool: str = "execute_sql", tables: dict[str, HostTable] | None = None) -> CallContext:
+    """A hand-built CallContext; ``tables`` answer ctx.read_table like a host (8.8)."""
+
+    async def read_table(ref: str) -> HostTable:
+        if not tables or ref not in tables:
+            raise TableNotFound(f"No host table {ref!r}.")
+        return tables[ref]
+
+    return CallContext(
+        connector_id="databases", tool=tool, credentials=credentials, config=dict(config or {}), resource_id=resource_id,
+        client=ClientInfo(acp=True, host_tables=tables is not None), _read_table=read_table if tables is not None else None,
+    )
+
+
+@pytest.fixture
+def sales_db(tmp_path) -> str:
+    """The spec's example database (ventas.sqlite, 90 days ending 2026-09-28)."""
+    from analytics_acp_databases.example_db import create_example_db
+
+    return str(create_example_db(tmp_path / "ventas.sqlite", days=90, end=END))
+
+
+@pytest.fixture
+def duck_db(tmp_path) -> str:
+    """A DuckDB file with one row of every interesting type, plus the sales table."""
+    import duckdb
+    from analytics_acp_databases.example_db import example_rows
+
+    path = tmp_path / "tienda.duckdb"
+    con = duckdb.connect(str(path))
+    con.execute(
+        "CREATE TABLE tipos (d DATE, ts TIMESTAMPTZ, n DECIMAL(18,2), big BIGINT, huge HUGEINT, b BOOLEAN, j JSON, s VARCHAR)"
+    )
+    con.execute(
+        "INSERT INTO tipos VALUES ('2026-09-01', '2026-09-01 10:15:00+02', 1234.56, 9007199254740993, 12345678901234567890, true, '{\"k\": [1, 2]}', 'x')"
+    )
+    con.execute("CREATE TABLE ventas (fecha DATE, canal VARCHAR, pedidos INTEGER, importe DOUBLE)")
+    con.executemany("INSERT INTO ventas VALUES (?, ?, ?, ?)", example_rows(90, END))
+    con.close()
+    return str(path)
+
+
+@pytest.fixture
+def pg_schema() -> Any:
+    """A unique schema in PostgreSQL's test database, dropped afterwards; yields (credentials, schema, admin engine)."""
+    need_server(5432, "PostgreSQL")
+    import sqlalchemy as sa
+
+    schema = f"acp_t_{uuid.uuid4().hex[:10]}"
+    admin = sa.create_engine("postgresql+psycopg://postgres@127.0.0.1:5432/test")
+    with admin.begin() as conn:
+        conn.exec_driver_sql(f'CREATE SCHEMA "{schema}"')
+    try:
+        yield dict(PG), schema, admin
+    finally:
+        with admin.begin() as conn:
+            conn.exec_driver_sql(f'DROP SCHEMA "{schema}" CASCADE')
+        admin.dispose()
+
+
+@pytest.fixture
+def maria_db() -> Any:
+    """A unique MariaDB database, dropped afterwards; yields (credentials, database, admin engine)."""
+    need_server(3306, "MariaDB")
+    import sqlalchemy as sa
+
+    name = f"acp_t_{uuid.uuid4().hex[:10]}"
+    admin = sa.create_engine("mysql+pymysql://root@127.0.0.1:3306/test")
+    with admin.begin() as conn:
+        conn.exec_driver_sql(f"CREATE DATABASE `{name}`")
+    try:
+        yield {**MARIA, "database": name}, name, admin
+    finally:
+        with admin.begin() as conn:
+            conn.exec_driver_sql(f"DROP DATABASE `{name}`")
+        admin.dispose()
+
+
+@pytest.fixture(autouse=True)
+def _dispose_engines():
+    yield
+    from analytics_acp_databases.engines import dispose_all
+
+    dispose_all()
+
+
+@pytest.fixture
+def make_ctx() -> Callable[..., CallContext]:
+    """Factory: make_ctx(credentials, resource_id=None, config=None, tool=..., tables=None)."""
+    return _make_ctx
+
+
+@pytest.fixture
+def need() -> Callable[[int, str], None]:
+    """need(port, name): skip (fail in CI) when the server is absent."""
+    return need_server
+
+
+def rows_of(extraction: Any) -> list[dict[str, Any]]:
+    """All rows of an Extraction as dicts (the generator is consumed once, as the core does)."""
+    return [dict(zip(extraction.columns, row, strict=True)) for row in extraction.rows]
+
+
+@pytest.fixture
+def consume() -> Callable[[Any], list[dict[str, Any]]]:
+    """consume(extraction) -> list of row dicts."""
+    return rows_of

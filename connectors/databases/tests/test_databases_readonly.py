@@ -1,0 +1,208 @@
+"""Read-only is enforced twice (10.4): the sqlglot guard, and the database's own fence behind it.
+
+Every bypass of the corpus must fail with ACP_READ_ONLY_VIOLATION and leave the data unchanged
+(the tests read the tables and the directory afterwards).
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+
+import duckdb
+import pytest
+from analytics_acp import InvalidArguments, ReadOnlyViolation
+from analytics_acp_databases.engines import Source, open_read
+from analytics_acp_databases.execute import run_execute_sql
+from analytics_acp_databases.readonly import check_sql
+from sqlalchemy import exc as sa_exc
+
+ACCEPTED = [
+    ("sqlite", "SELECT 1"),
+    ("sqlite", "SELECT 1;"),
+    ("sqlite", "select fecha from ventas -- trailing comment"),
+    ("postgres", "WITH a AS (SELECT 1 AS x) SELECT x FROM a"),
+    ("postgres", "WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r WHERE n < 3) SELECT * FROM r"),
+    ("postgres", "VALUES (1, 'a'), (2, 'b')"),
+    ("postgres", "(SELECT 1) UNION ALL (SELECT 2)"),
+    ("postgres", "SELECT '; DELETE FROM t'"),
+    ("postgres", "SELECT $$; DELETE FROM t$$"),
+    ("postgres", "SELECT 1 /* ; DELETE FROM t */"),
+    ("postgres", "EXPLAIN SELECT 1"),
+    ("postgres", "EXPLAIN (ANALYZE, FORMAT JSON) SELECT 1"),
+    ("sqlite", "EXPLAIN QUERY PLAN SELECT * FROM ventas"),
+    ("mysql", "SELECT `a` FROM `t` WHERE x = 'it''s; DROP TABLE t'"),
+    ("mysql", "EXPLAIN FORMAT=JSON SELECT 1"),
+    ("duckdb", "FROM ventas"),
+]
+
+# (dialect, sql, statement type named in the error)
+REJECTED = [
+    ("postgres", "SELECT 1; DELETE FROM t", "Multiple"),
+    ("postgres", "COMMIT; DELETE FROM t", "Multiple"),
+    ("postgres", "SELECT 1 -- x\n; DROP TABLE t", "Multiple"),
+    ("postgres", "SELECT 1 /* a */; /* b */ UPDATE t SET a = 1", "Multiple"),
+    ("postgres", "WITH x AS (DELETE FROM t RETURNING *) SELECT * FROM x", "DELETE"),
+    ("postgres", "WITH x AS (INSERT INTO t VALUES (1) RETURNING *) SELECT * FROM x", "INSERT"),
+    ("postgres", "SELECT * FROM (UPDATE t SET a = 1 RETURNING *) x", "UPDATE"),
+    ("postgres", "SELECT * INTO newt FROM t", "SELECT ... INTO"),
+    ("postgres", "COPY t TO '/tmp/x'", "COPY"),
+    ("postgres", "CALL p()", "CALL"),
+    ("postgres", "DO $$ BEGIN DELETE FROM t; END $$", "DO"),
+    ("postgres", "SET default_transaction_read_only = off", "SET"),
+    ("postgres", "SELECT set_config('default_transaction_read_only', 'off', false)", "set_config"),
+    ("postgres", "SELECT nextval('s')", "nextval"),
+    ("postgres", "SELECT * FROM t FOR UPDATE", "FOR UPDATE"),
+    ("postgres", "EXPLAIN ANALYZE DELETE FROM t", "DELETE"),
+    ("postgres", "TRUNCATE t", "TRUNCATE"),
+    ("postgres", "PREPARE p AS DELETE FROM t", "PREPARE"),
+    ("postgres", "BEGIN", "BEGIN"),
+    ("postgres", "DISCARD ALL", "DISCARD"),
+    ("postgres", "MERGE INTO t USING s ON t.a = s.a WHEN MATCHED THEN DELETE", "MERGE"),
+    ("sqlite", "ATTACH DATABASE 'x.db' AS x", "ATTACH"),
+    ("sqlite", "PRAGMA query_only = OFF", "PRAGMA"),
+    ("sqlite", "VACUUM INTO '/tmp/x.db'", "VACUUM"),
+    ("sqlite", "REPLACE INTO ventas VALUES ('2026-01-01', 'x', 1, 1)", "REPLACE"),
+    ("sqlite", "SELECT load_extension('x')", "load_extension"),
+    ("duckdb", "ATTACH 'x.db'", "ATTACH"),
+    ("duckdb", "LOAD httpfs", "LOAD"),
+    ("duckdb", "INSTALL httpfs", "INSTALL"),
+    ("duckdb", "COPY (SELECT 1) TO 'x.csv'", "COPY"),
+    ("duckdb", "SET enable_external_access = true", "SET"),
+    ("duckdb", "EXPORT DATABASE 'x'", "EXPORT"),
+    ("duckdb", "CREATE TABLE x AS SELECT 1", "CREATE"),
+    ("mysql", "SELECT * FROM t INTO OUTFILE '/tmp/x'", "SELECT ... INTO"),
+    ("mysql", "SELECT 1 INTO @a", "SELECT ... INTO"),
+    ("mysql", "LOAD DATA INFILE 'x' INTO TABLE t", "LOAD"),
+    ("mysql", "DO SLEEP(1)", "DO"),
+    ("mysql", "HANDLER t OPEN", "HANDLER"),
+    ("mysql", "SELECT GET_LOCK('a', 1)", "get_lock"),
+    ("mysql", "SELECT * FROM t LOCK IN SHARE MODE", "FOR UPDATE/SHARE"),
+]
+
+
+@pytest.mark.parametrize(("dialect", "sql"), ACCEPTED)
+def test_guard_accepts_read_only_queries(dialect, sql):
+    checked = check_sql(sql, dialect)
+    assert checked.statement_type in {"SELECT", "UNION", "VALUES", "EXPLAIN"}
+    assert not checked.sql.rstrip().endswith(";")
+
+
+@pytest.mark.parametrize(("dialect", "sql", "kind"), REJECTED)
+def test_guard_rejects_writes_naming_the_statement(dialect, sql, kind):
+    with pytest.raises(ReadOnlyViolation) as info:
+        check_sql(sql, dialect)
+    assert kind in info.value.message
+    assert info.value.code == -32019
+
+
+def test_guard_reports_typos_as_invalid_arguments_not_violations():
+    with pytest.raises(InvalidArguments):
+        check_sql("SELECT FROM WHERE (", "postgres")
+    with pytest.raises(InvalidArguments):
+        check_sql("  -- only a comment\n;", "postgres")
+
+
+def test_referenced_tables_leave_out_ctes():
+    checked = check_sql("WITH a AS (SELECT * FROM s.orders) SELECT * FROM a JOIN customers c ON true", "postgres")
+    assert sorted(checked.tables) == ["customers", "s.orders"]
+
+
+# --- the corpus against real files: typed error and the data unchanged afterwards
+
+SQLITE_BYPASSES = [
+    "DELETE FROM ventas",
+    "SELECT 1; DELETE FROM ventas",
+    "COMMIT; DELETE FROM ventas",
+    "WITH x AS (DELETE FROM ventas RETURNING *) SELECT * FROM x",
+    "SELECT 1 /* hide */; DROP TABLE ventas",
+    "SELECT 1 -- c\n; UPDATE ventas SET pedidos = 0",
+    "ATTACH DATABASE '{dir}/evil.db' AS evil",
+    "PRAGMA query_only = OFF",
+    "PRAGMA writable_schema = ON",
+    "VACUUM INTO '{dir}/copy.db'",
+    "CREATE TABLE t2 AS SELECT * FROM ventas",
+    "INSERT INTO ventas SELECT * FROM ventas",
+    "SELECT load_extension('/tmp/x')",
+]
+
+
+def _sqlite_snapshot(path):
+    with sqlite3.connect(path) as con:
+        return con.execute("SELECT count(*), sum(pedidos), group_concat(name) FROM ventas, (SELECT group_concat(name) name FROM sqlite_master)").fetchone()
+
+
+@pytest.mark.parametrize("sql", SQLITE_BYPASSES)
+def test_sqlite_bypass_corpus_fails_and_data_unchanged(sql, sales_db, make_ctx, tmp_path):
+    before = _sqlite_snapshot(sales_db)
+    files_before = sorted(os.listdir(tmp_path))
+    ctx = make_ctx({"type": "sqlite", "path": sales_db}, "ventas")
+    with pytest.raises(ReadOnlyViolation):
+        run_execute_sql({"sql": sql.format(dir=tmp_path)}, ctx)
+    assert _sqlite_snapshot(sales_db) == before
+    assert sorted(os.listdir(tmp_path)) == files_before
+
+
+DUCK_BYPASSES = [
+    "DELETE FROM ventas",
+    "SELECT 1; DELETE FROM ventas",
+    "COMMIT; DELETE FROM ventas",
+    "COPY ventas TO '{dir}/out.csv'",
+    "ATTACH '{dir}/evil.duckdb'",
+    "SET enable_external_access = true",
+    "INSTALL httpfs",
+    "LOAD httpfs",
+    "CREATE TABLE t2 AS SELECT 1",
+    "EXPORT DATABASE '{dir}/exp'",
+    "SELECT 1 /* x */; DROP TABLE ventas",
+]
+
+
+def _duck_snapshot(path):
+    con = duckdb.connect(path, read_only=True)
+    try:
+        return con.execute("SELECT count(*), sum(pedidos), (SELECT string_agg(table_name, ',') FROM duckdb_tables()) FROM ventas").fetchone()
+    finally:
+        con.close()
+
+
+@pytest.mark.parametrize("sql", DUCK_BYPASSES)
+def test_duckdb_bypass_corpus_fails_and_data_unchanged(sql, duck_db, make_ctx, tmp_path):
+    before = _duck_snapshot(duck_db)
+    files_before = sorted(os.listdir(tmp_path))
+    ctx = make_ctx({"type": "duckdb", "path": duck_db}, "tienda")
+    with pytest.raises(ReadOnlyViolation):
+        run_execute_sql({"sql": sql.format(dir=tmp_path)}, ctx)
+    assert _duck_snapshot(duck_db) == before
+    assert [f for f in sorted(os.listdir(tmp_path)) if not f.endswith(".wal")] == [f for f in files_before if not f.endswith(".wal")]
+
+
+# --- second layer alone: statements sent straight to a fenced session (the guard skipped) still fail
+
+
+@pytest.mark.parametrize(
+    "sql",
+    ["DELETE FROM ventas", "CREATE TABLE x (a INT)", "PRAGMA query_only = OFF", "ATTACH DATABASE '{dir}/e.db' AS e", "INSERT INTO ventas VALUES ('2026-01-01','x',1,1)"],
+)
+def test_sqlite_session_fence_without_guard(sql, sales_db, tmp_path):
+    before = _sqlite_snapshot(sales_db)
+    with open_read(Source({"type": "sqlite", "path": sales_db})) as session:
+        with pytest.raises(Exception) as info:
+            session.conn.exec_driver_sql(sql.format(dir=tmp_path))
+        assert "not authorized" in str(info.value) or "readonly" in str(info.value)
+    assert _sqlite_snapshot(sales_db) == before
+    assert not (tmp_path / "e.db").exists()
+
+
+@pytest.mark.parametrize(
+    "sql",
+    ["DELETE FROM ventas", "COPY ventas TO '{dir}/o.csv'", "SET enable_external_access = true", "ATTACH '{dir}/e.duckdb'", "SELECT * FROM read_csv('{dir}/x.csv')"],
+)
+def test_duckdb_session_fence_without_guard(sql, duck_db, tmp_path):
+    (tmp_path / "x.csv").write_text("a\n1\n")
+    before = _duck_snapshot(duck_db)
+    with open_read(Source({"type": "duckdb", "path": duck_db})) as session:
+        with pytest.raises(sa_exc.DBAPIError):
+            session.conn.exec_driver_sql(sql.format(dir=tmp_path))
+    assert _duck_snapshot(duck_db) == before
+    assert not (tmp_path / "o.csv").exists() and not (tmp_path / "e.duckdb").exists()
