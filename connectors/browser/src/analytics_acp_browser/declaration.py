@@ -1,0 +1,118 @@
+"""What the browser connector declares: identity, defaults, setup schemas, resource_id,
+catalog (8.7), tools and autocontext blocks. No Playwright import here (lean start-up)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from analytics_acp import BlockSpec, CallContext, ConnectorInfo, Defaults, Info, ResourceIdSpec, ToolSpec
+
+from . import blocks, capture, catalog, screenshot, settings
+from .sessions import BROWSER, POOL
+
+VERSION = "0.1.0"
+
+INSTRUCTIONS = (
+    "Audit the analytics tagging of real web pages. capture opens a page (and optional steps: click, fill, press, "
+    "scroll, wait_for, navigate) in a browser session kept per conversation, and returns datasets: GA4 hits decoded "
+    "from /g/collect, dataLayer pushes, cookies, storage, network, tags, SEO, performance and console. "
+    "By default only ga4_hits and datalayer are extracted; ask for others with tables. Analytics hits are answered "
+    "locally and never reach the vendor. Use screenshot to see the page and close_session to start clean."
+)
+
+
+def info() -> ConnectorInfo:
+    """The ConnectorInfo returned by the connector_declaration hook."""
+    return ConnectorInfo(
+        id="browser",
+        name="Browser (tagging audit)",
+        version=VERSION,
+        description="Captures GA4 hits, dataLayer, cookies, network, tags, SEO and performance of real pages with headless Chromium.",
+        instructions=INSTRUCTIONS,
+        resource_id=ResourceIdSpec(
+            title="Site origin",
+            description="The site to audit as an origin, scheme://host[:port]. Any URL or bare host is accepted and reduced to its origin.",
+            format="origin",
+            examples=["https://shop.example.com", "http://127.0.0.1:8080"],
+        ),
+        defaults=Defaults(row_limit=25, cost_limit_usd=0, field_limit=catalog.FIELD_LIMIT, tables=list(catalog.DEFAULT_TABLES)),
+        credentials_schema=settings.CREDENTIALS_SCHEMA,
+        config_schema=settings.CONFIG_SCHEMA,
+        cache_ttl_s=blocks.TTL_TAGS_S,
+        table_catalog=list(catalog.CATALOG),
+        icon="icon.svg",
+        package_dir=Path(__file__).resolve().parents[2],
+        access_rule_keys=[],
+    )
+
+
+async def close_session(arguments: dict[str, Any], ctx: CallContext) -> Info:
+    """Close this conversation's browser session (cookies, storage and the open tab are discarded)."""
+    key = ctx.state_key
+    if key is None:
+        return Info(data={"closed": False, "reason": "No conversation id was sent; every call already uses a one-off session."})
+
+    async def _close() -> dict[str, Any]:
+        session = await POOL.close_session(key)
+        if session is None:
+            return {"closed": False, "reason": "This conversation had no open browser session."}
+        return {"closed": True, "pages_visited": session.pages_visited}
+
+    if BROWSER._loop is None:  # nothing was ever started: do not start Playwright just to close nothing
+        return Info(data={"closed": False, "reason": "This conversation had no open browser session."})
+    return Info(data=await BROWSER.run(_close))
+
+
+def tools() -> list[ToolSpec]:
+    """capture (multitable extraction), screenshot (info, 8.10), close_session (info)."""
+    return [
+        ToolSpec(
+            name="capture",
+            title="Capture a page",
+            description=(
+                "Open a page of the resource_id site in this conversation's browser session, optionally run steps "
+                "(click, fill, press, scroll, wait_for, navigate), and extract analytics datasets: "
+                + "; ".join(f"{e.name} ({e.title})" for e in catalog.CATALOG)
+                + ". The manifest lists visited pages and executed steps. Successive calls continue the same session."
+            ),
+            run=capture.run,
+            input_schema=capture.INPUT_SCHEMA,
+            kind="extraction",
+            multitable=True,
+            needs_credentials=False,
+            default=True,
+        ),
+        ToolSpec(
+            name="screenshot",
+            title="Screenshot",
+            description="PNG screenshot of the page this conversation's session has open, or of url. Returns screenshot_path; the host shows the image.",
+            run=screenshot.run,
+            input_schema=screenshot.INPUT_SCHEMA,
+            kind="info",
+            needs_resource=False,
+            needs_credentials=False,
+        ),
+        ToolSpec(
+            name="close_session",
+            title="Close the browser session",
+            description="Close this conversation's browser session; the next capture starts with no cookies or storage.",
+            run=close_session,
+            input_schema={"type": "object", "properties": {}},
+            kind="info",
+            needs_resource=False,
+            needs_credentials=False,
+        ),
+    ]
+
+
+def block_specs() -> list[BlockSpec]:
+    """Per-origin autocontext blocks with their TTLs."""
+    return [
+        BlockSpec(id="tag_setup", description="Tags detected on the home page: GA4 measurement ids, GTM containers, Google Ads, Meta pixel, consent platform and consent mode.",
+                  fetch=blocks.tag_setup, ttl_s=blocks.TTL_TAGS_S, needs_credentials=False),
+        BlockSpec(id="robots_sitemap", description="robots.txt rules for all agents, listed sitemaps and the first sitemap's size.",
+                  fetch=blocks.robots_sitemap, ttl_s=blocks.TTL_ROBOTS_S, needs_credentials=False),
+        BlockSpec(id="page_overview", description="Home page overview: status, title, description, canonical, JSON-LD types, third-party hosts, errors, LCP.",
+                  fetch=blocks.page_overview, ttl_s=blocks.TTL_OVERVIEW_S, needs_credentials=False),
+    ]

@@ -1,0 +1,63 @@
+"""Hook implementations of the browser connector (the logic lives in the modules beside it).
+
+Playwright is imported only when the first page is opened (sessions.SessionPool.browser).
+"""
+
+from __future__ import annotations
+
+from analytics_acp import Resource, hookimpl
+
+
+@hookimpl
+def connector_declaration():
+    """The browser connector's ConnectorInfo."""
+    from .declaration import info
+
+    return info()
+
+
+@hookimpl
+def register_tools(register):
+    """capture, screenshot, close_session."""
+    from .declaration import tools
+
+    for tool in tools():
+        register(tool)
+
+
+@hookimpl
+def register_blocks(register):
+    """tag_setup, robots_sitemap, page_overview."""
+    from .declaration import block_specs
+
+    for block in block_specs():
+        register(block)
+
+
+@hookimpl
+def normalize_resource_id(resource_id, ctx):
+    """Any URL, origin or bare host -> scheme://host[:port] (6.1)."""
+    from .urls import normalize_resource_id as normalize
+
+    return normalize(resource_id)
+
+
+@hookimpl
+def list_resources(ctx):
+    """Origins captured by this server process, most recent first (there is no account to list)."""
+    from .sessions import POOL
+
+    ordered = sorted(POOL.origins.items(), key=lambda item: item[1], reverse=True)
+    return [Resource(resource_id=origin, name=origin.split("://", 1)[1]) for origin, _ in ordered]
+
+
+@hookimpl
+def connector_shutdown():
+    """Close the browser and Playwright."""
+    from .sessions import BROWSER, POOL
+
+    if BROWSER._loop is not None:
+        try:
+            BROWSER.run_sync(POOL.shutdown, timeout=10)
+        except Exception:
+            pass
