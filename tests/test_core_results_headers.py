@@ -230,3 +230,14 @@ def test_undeclared_fast_path_still_records_new_kinds():
     built = build(rows, row_limit=0)
     assert types_of(built) == {"v": "string"}
     assert table_of(built)[0]["v"] == "0" and table_of(built)[100]["v"] == "0.5" and table_of(built)[-1]["v"] == "x"
+
+
+def test_columns_fix_order_for_dict_rows_too_and_namedtuples_work():
+    built = build([{"b": 1, "a": 2, "c": 3}], columns=["a", "b"])
+    assert built.model_response["columns"] == ["a", "b", "c"]
+    assert table_of(built) == [{"a": 2, "b": 1, "c": 3}]
+    from collections import namedtuple
+
+    Row = namedtuple("Row", "x y")
+    built = build([Row(1, "u"), Row(2, "v")], columns=["x", "y"])
+    assert table_of(built) == [{"x": 1, "y": "u"}, {"x": 2, "y": "v"}]

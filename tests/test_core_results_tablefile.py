@@ -210,3 +210,18 @@ def test_big_integers_survive_the_file_and_the_second_pass(tmp_path):
                   inline_max_bytes=1000, tmp_dir=tmp_path)
     table = read_table_uri(mixed.system_data["table_uri"])
     assert table[0]["n"] == str(big) and table[-1]["n"] == "x"
+
+
+def test_final_name_appears_only_when_complete(tmp_path):
+    seen_during = []
+
+    def rows():
+        for i in range(6000):
+            if i == 5000:  # well after the spill: only the hidden partial file exists
+                seen_during.extend(p.name for p in tmp_path.iterdir())
+            yield {"i": i, "s": "x" * 20}
+
+    built = build(rows(), headers=None, inline_max_bytes=2000, tmp_dir=tmp_path)
+    final = uri_path(built.system_data["table_uri"]).name
+    assert len(seen_during) == 1 and seen_during[0].startswith(".") and seen_during[0].endswith(".partial")
+    assert final not in seen_during and listing(tmp_path) == [final]

@@ -47,10 +47,6 @@ class Column:
     fast: type | None = None  # class whose values pass unchanged
     memo: dict[str, str] | None = None  # text -> converted text (declared date/datetime)
 
-    @property
-    def type(self) -> str | None:
-        return self.declared.type if self.declared else None
-
 
 def unique_names(names: Sequence[Any]) -> list[str]:
     """Column names made unique: a repeated ``a`` becomes ``a_2``, ``a_3``... (8.6: names are unique)."""
