@@ -83,19 +83,34 @@ def heading(text: str) -> None:
     print("\n" + "=" * WIDTH + f"\n{text}\n" + "=" * WIDTH)
 
 
+def _compact(value, limit: int = 160) -> str:
+    text = json.dumps(value, ensure_ascii=False)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
 def show_model_view(texts: list[str], max_rows: int = 5) -> None:
-    """Print what the model receives: content[0] (rows shortened for the terminal) and the host notes."""
+    """Print what the model receives: content[0] (one line per key, rows shortened) and the host notes."""
     try:
         view = json.loads(texts[0])
     except ValueError:
-        print(texts[0])
+        view = None
+    if not isinstance(view, dict):
+        print(textwrap.indent(texts[0], "  "))
     else:
-        if isinstance(view, dict) and isinstance(view.get("rows"), list) and len(view["rows"]) > max_rows:
-            hidden = len(view["rows"]) - max_rows
-            view = {**view, "rows": view["rows"][:max_rows] + [f"... {hidden} more rows in this response"]}
-        if isinstance(view, dict) and isinstance(view.get("autocontext"), list):
-            view = {**view, "autocontext": f"[{len(view['autocontext'])} autocontext block(s) of the database]"}
-        print(textwrap.indent(json.dumps(view, indent=2, ensure_ascii=False), "  "))
+        print("  {")
+        for key, value in view.items():
+            if key == "rows" and isinstance(value, list):
+                print(f'    "rows": [  ({len(value)} rows in the response)')
+                for row in value[:max_rows]:
+                    print(f"      {_compact(row, WIDTH * 2)}")
+                if len(value) > max_rows:
+                    print(f"      ... {len(value) - max_rows} more")
+                print("    ]")
+            elif key == "autocontext" and isinstance(value, list):
+                print(f'    "autocontext": [{len(value)} block(s) describing the source, attached on the first call]')
+            else:
+                print(f'    "{key}": {_compact(value)}')
+        print("  }")
     for note in texts[1:]:
         print("\n  host note to the model:")
         print(textwrap.indent(note, "    "))
@@ -140,7 +155,7 @@ async def session(command: str, args: list[str]) -> int:
 
             heading("1. The model calls ventas__execute_sql with a date window")
             step1 = {"sql": SQL, "start_date": START.isoformat(), "end_date": END.isoformat()}
-            print(textwrap.indent(json.dumps(step1, indent=2), "  arguments: "))
+            print(f"  arguments: {_compact(step1, 400)}\n\n  the model sees:")
             failed, texts = await call("ventas__execute_sql", step1)
             show_model_view(texts)
             if failed:
@@ -155,7 +170,7 @@ async def session(command: str, args: list[str]) -> int:
 
             heading("2. The model forecasts the saved dataset by table_ref (no rows copied)")
             step2 = {"table_ref": ventas_id, "time_column": "fecha", "value_column": "pedidos", "horizon": 14, "method": "holt_winters"}
-            print(textwrap.indent(json.dumps(step2, indent=2), "  arguments: "))
+            print(f"  arguments: {_compact(step2, 400)}\n\n  the model sees:")
             failed, texts = await call("prevision__forecast", step2)
             show_model_view(texts, max_rows=3)
             if failed:
@@ -165,7 +180,7 @@ async def session(command: str, args: list[str]) -> int:
 
             heading("3. The model computes monthly totals over all 90 rows with acp_query")
             step3 = {"sql": f"SELECT strftime('%m', fecha) AS mes, SUM(pedidos) AS pedidos FROM {ventas_id} GROUP BY mes"}
-            print(textwrap.indent(json.dumps(step3, indent=2), "  arguments: "))
+            print(f"  arguments: {_compact(step3, 400)}\n\n  the model sees:")
             failed, texts = await call("acp_query", step3)
             show_model_view(texts)
             if failed:

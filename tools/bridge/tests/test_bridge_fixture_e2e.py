@@ -70,6 +70,12 @@ async def test_bridge_fixture_sources_share_one_process_and_secrets_never_leak(t
         assert a["pid"] == b["pid"]  # one server process for the ACP (16.4)
         assert (a["account"], b["account"]) == ("acct-a", "acct-b")  # credentials travel per call (5.2)
         assert (a["token_chars"], b["token_chars"]) == (len(TOKEN_A), len(TOKEN_B))
+        # 16.5: session_id = conversation_id = bridge-<uuid>:<source>, one uuid per bridge start
+        assert a["session_id"] == a["conversation_id"] and a["session_id"].endswith(":fx")
+        assert b["session_id"] == b["session_id"].split(":")[0] + ":fx_b" and b["session_id"].startswith("bridge-")
+        assert a["session_id"].split(":")[0] == b["session_id"].split(":")[0]
+        assert a["call_id"] and a["call_id"] != b["call_id"]
+        assert a["row_limit"] == 5 and a["host_tables"] is True and a["multi_table"] is True  # 4.1 capability, 5.2 limits
         is_error, bad, notes = await client.call_json("fx_bad__whoami")
         assert is_error and bad["error"]["name"] == "ACP_CREDENTIALS_INVALID"
         assert "[redacted]" in bad["error"]["message"]  # the careless server echoed it; the bridge scrubbed it

@@ -6,6 +6,7 @@ import json
 import logging
 import shutil
 import tempfile
+import traceback
 import uuid
 from dataclasses import dataclass
 from pathlib import Path
@@ -139,7 +140,8 @@ class Bridge:
         except AcpError as exc:
             blocks, is_error = [_text({"error": exc.payload()})], True
         except Exception:
-            log.exception("bridge tool %s failed", name)
+            # Logged scrubbed: an exception text may quote a value the bridge holds.
+            log.error("bridge tool %s failed: %s", name, self.redactor.text(traceback.format_exc()))
             err = UpstreamError(f"The bridge failed while running {name}. See the bridge log.")
             blocks, is_error = [_text({"error": err.payload()})], True
         return [self._scrub(b) for b in blocks], is_error

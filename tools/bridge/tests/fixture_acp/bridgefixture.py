@@ -36,7 +36,9 @@ def _check(ctx):
 def whoami(args, ctx):
     """Which process and which account served the call."""
     creds = _check(ctx)
-    return Info(data={"pid": os.getpid(), "account": creds.get("account"), "token_chars": len(creds.get("token", ""))})
+    return Info(data={"pid": os.getpid(), "account": creds.get("account"), "token_chars": len(creds.get("token", "")),
+                      "session_id": ctx.session_id, "conversation_id": ctx.conversation_id, "call_id": ctx.call_id,
+                      "row_limit": ctx.row_limit, "host_tables": ctx.client.host_tables, "multi_table": ctx.client.multi_table})
 
 
 def multi(args, ctx):
