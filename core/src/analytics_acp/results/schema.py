@@ -116,6 +116,7 @@ class TableSchema:
         self.rows_seen = 0
         self.keys_at_first_row = 0
         self.dirty = True
+        self.sparse = False  # object rows missing known keys: compile with r.get
         self._fn: RowFn | None = None
 
     # --- columns --------------------------------------------------------------------------
@@ -147,7 +148,13 @@ class TableSchema:
         namespace: dict[str, Any] = {"_Slow": _Slow, "_str": str, "_int": int, "_bool": bool, "_float": float}
         lines = ["def _row(r):"]
         sourced = [c for c in self.columns if c.source is not None]
-        lines.append(f"    if len(r) != {len(sourced)}: raise _Slow")
+        if self.sparse:
+            # Object rows that often lack keys (event tables): accept any subset of the known keys.
+            namespace["_known"] = frozenset(c.source for c in sourced)
+            lines.append("    if not r.keys() <= _known: raise _Slow")
+        else:
+            lines.append(f"    if len(r) != {len(sourced)}: raise _Slow")
+        fetch = "r.get({!r})" if self.sparse else "r[{!r}]"
         items = []
         for j, col in enumerate(self.columns):
             if col.source is None:
@@ -155,7 +162,7 @@ class TableSchema:
                 continue
             namespace[f"c{j}"] = col.convert
             v = f"v{j}"
-            lines.append(f"    {v} = r[{col.source!r}]")
+            lines.append(f"    {v} = " + fetch.format(col.source))
             if col.fast is float:
                 test = f"{v}.__class__ is _float and {v} - {v} == 0.0"
             elif col.fast is not None:
@@ -199,6 +206,9 @@ class TableSchema:
                 self.dirty = True
             elif self.mode != "dict":
                 raise UpstreamError("The tool mixed list rows and object rows in one table.")
+            if not self.sparse and any(c.source is not None and c.source not in row for c in self.columns):
+                self.sparse = True
+                self.dirty = True
             for key in row:
                 if not isinstance(key, str):
                     raise UpstreamError(f"The tool returned a row with a non-text column name {key!r}.")
@@ -274,8 +284,14 @@ def row_finisher(keys: list[str], finalizers: list[tuple[str, Converter]], padde
     if not finalizers and not padded:
         return None
 
+    template = dict.fromkeys(keys)
+
     def finish(row: dict[str, Any]) -> dict[str, Any]:
-        out = {k: row.get(k) for k in keys} if padded else dict(row)
+        if padded:  # header order, missing keys null; update() keeps the template's key order
+            out = template.copy()
+            out.update(row)
+        else:
+            out = dict(row)
         for name, fn in finalizers:
             value = out[name]
             if value is not None:

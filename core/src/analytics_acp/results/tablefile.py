@@ -44,7 +44,11 @@ def dumps(value: Any) -> bytes:
     try:
         return orjson.dumps(value)
     except TypeError:
-        return json.dumps(value, ensure_ascii=False, separators=(",", ":"), default=str).encode("utf-8")
+        return _stdlib_dumps(value)
+
+
+def _stdlib_dumps(value: Any) -> bytes:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"), default=str).encode("utf-8")
 
 
 def results_dir(tmp_dir: Path | str | None = None) -> Path:
@@ -85,12 +89,18 @@ class TableFileWriter:
         self._file = os.fdopen(fd, "wb")
         self._file.write(b"[")
         self.rows = 0
+        self.big_ints = False  # some value needed the stdlib encoder (ints beyond 64 bits)
 
     def write(self, rows: list[dict[str, Any]]) -> None:
         """Append rows (serialized in chunks, one chunk per line)."""
         write = self._file.write
         for start in range(0, len(rows), CHUNK_ROWS):
-            blob = dumps(rows[start : start + CHUNK_ROWS] if start or len(rows) > CHUNK_ROWS else rows)
+            part = rows[start : start + CHUNK_ROWS] if start or len(rows) > CHUNK_ROWS else rows
+            try:
+                blob = orjson.dumps(part)
+            except TypeError:
+                blob = _stdlib_dumps(part)
+                self.big_ints = True
             if len(blob) <= 2:
                 continue
             write(b",\n" if self.rows else b"\n")
@@ -119,7 +129,7 @@ class TableFileWriter:
         self._file.write(b"[")
         self.rows = 0
         try:
-            for chunk in _iter_chunks(draft):
+            for chunk in _iter_chunks(draft, exact_ints=self.big_ints):
                 self.write([finish(row) for row in chunk])
             self._file.write(b"\n]\n")
             self._file.close()
@@ -151,11 +161,11 @@ def write_table_file(rows: Iterable[dict[str, Any]], directory: Path | str | Non
     return writer.close()
 
 
-def _iter_chunks(path: Path) -> Iterator[list[dict[str, Any]]]:
+def _iter_chunks(path: Path, exact_ints: bool = False) -> Iterator[list[dict[str, Any]]]:
     with open(path, "rb") as fh:
         first = fh.readline()
         if first.strip() != b"[":
-            yield _whole(first + fh.read(), path)
+            yield _whole(first + fh.read(), path, exact_ints)
             return
         started = False
         for line in fh:
@@ -167,28 +177,28 @@ def _iter_chunks(path: Path) -> Iterator[list[dict[str, Any]]]:
             if text.endswith(b","):
                 text = text[:-1]
             try:
-                chunk = _loads(b"[" + text + b"]")
+                chunk = _loads(b"[" + text + b"]", exact_ints)
             except ValueError:
                 if started:
                     raise ValueError(f"Table file {path.name} is not valid JSON.") from None
                 fh.seek(0)
-                yield _whole(fh.read(), path)  # some other JSON layout: read it whole
+                yield _whole(fh.read(), path, exact_ints)  # some other JSON layout: read it whole
                 return
             started = True
             yield chunk
         raise ValueError(f"Table file {path.name} ends before the closing bracket.")
 
 
-def _loads(data: bytes) -> Any:
-    # Exact integers first: ints beyond 64 bits are valid JSON (8.6 BIGINT) and must not turn into floats.
-    if _LONG_NUMBER.search(data):
+def _loads(data: bytes, exact_ints: bool) -> Any:
+    # orjson reads ints beyond 64 bits as floats; exact_ints keeps them exact (stdlib parser, slower).
+    if exact_ints and _LONG_NUMBER.search(data):
         return json.loads(data)
     return orjson.loads(data)
 
 
-def _whole(data: bytes, path: Path) -> list[dict[str, Any]]:
+def _whole(data: bytes, path: Path, exact_ints: bool) -> list[dict[str, Any]]:
     try:
-        rows = _loads(data)
+        rows = _loads(data, exact_ints)
     except ValueError as exc:
         raise ValueError(f"Table file {path.name} is not valid JSON.") from exc
     if not isinstance(rows, list):
@@ -196,17 +206,21 @@ def _whole(data: bytes, path: Path) -> list[dict[str, Any]]:
     return rows
 
 
-def iter_table_uri(uri: str) -> Iterator[dict[str, Any]]:
-    """Stream the rows of a ``file://`` table_uri (chunk by chunk for files written here)."""
+def iter_table_uri(uri: str, *, exact_ints: bool = False) -> Iterator[dict[str, Any]]:
+    """Stream the rows of a ``file://`` table_uri (chunk by chunk for files written here).
+
+    Integers beyond 64 bits are read as floats (orjson, like most JSON readers) unless
+    ``exact_ints=True``, which parses chunks holding 19+ digit runs with the stdlib instead.
+    """
     path = uri_path(uri)
-    for chunk in _iter_chunks(path):
+    for chunk in _iter_chunks(path, exact_ints):
         yield from chunk
 
 
-def read_table_uri(uri: str, *, delete: bool = False) -> list[dict[str, Any]]:
+def read_table_uri(uri: str, *, delete: bool = False, exact_ints: bool = False) -> list[dict[str, Any]]:
     """All rows of a ``file://`` table_uri (host side, 8.5); ``delete=True`` removes the file after."""
     path = uri_path(uri)
-    rows = [row for chunk in _iter_chunks(path) for row in chunk]
+    rows = [row for chunk in _iter_chunks(path, exact_ints) for row in chunk]
     if delete:
         path.unlink(missing_ok=True)
     return rows
