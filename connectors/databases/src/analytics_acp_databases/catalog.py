@@ -139,7 +139,38 @@ def table_columns(session: Session, schema: str | None, table: str) -> list[dict
     except sa.exc.NoSuchTableError:
         where = f"{schema}.{table}" if schema else table
         raise ResourceNotFound(f"Table {where} does not exist. Call autocontext for the database to list its tables.") from None
-    return [{"name": c["name"], "type": type_text(c["type"], session.conn), "nullable": bool(c.get("nullable", True)), "comment": c.get("comment")} for c in cols]
+    json_cols = _mariadb_json_columns(session, schema, table) if session.backend == "mariadb" else set()
+    return [
+        {"name": c["name"], "type": "JSON" if c["name"] in json_cols else type_text(c["type"], session.conn),
+         "nullable": bool(c.get("nullable", True)), "comment": c.get("comment")}
+        for c in cols
+    ]
+
+
+def _mariadb_json_columns(session: Session, schema: str | None, table: str) -> set[str]:
+    """MariaDB stores JSON as LONGTEXT with a json_valid(col) check: read the checks back."""
+    import sqlglot
+    from sqlglot import exp
+
+    try:
+        rows = session.conn.exec_driver_sql(
+            "SELECT check_clause FROM information_schema.check_constraints WHERE constraint_schema = %(s)s AND table_name = %(t)s",
+            {"s": schema or session.source.database, "t": table},
+        ).fetchall()
+    except Exception:
+        return set()
+    out = set()
+    for (clause,) in rows:
+        try:
+            tree = sqlglot.parse_one(str(clause), read="mysql")
+        except Exception:
+            continue
+        name = (tree.name if isinstance(tree, exp.Anonymous) else tree.sql_name()).lower() if isinstance(tree, exp.Func) else ""
+        if name in ("json_valid", "is_json") or isinstance(tree, exp.IsJSON if hasattr(exp, "IsJSON") else ()):
+            col = tree.find(exp.Column)
+            if col is not None:
+                out.add(col.name)
+    return out
 
 
 def type_text(sa_type: Any, conn: Connection) -> str:

@@ -132,17 +132,23 @@ def stream_rows(session: Session, result: Any, kinds: list, converters: list, li
 
 
 def column_types(session: Session, checked: CheckedQuery, description: Any, schema: str | None) -> list[str | None]:
-    """Driver types, filled in from sqlglot's inference over the reflected tables where unknown."""
+    """Driver types, filled in from sqlglot's inference over the reflected tables where unknown.
+
+    Reflection runs on a second fenced connection: the query's cursor may be unbuffered
+    (MySQL streaming), and another statement on its connection would discard its rows.
+    """
     backend = session.backend
     driver = types_map.driver_types(description, backend)
-    if all(k is not None for k in driver) or checked.tree is None:
+    tree = checked.query_tree
+    if all(k is not None for k in driver) or tree is None:
         return driver
     try:
-        default = schema or catalog.default_schema(session)
-        mapping = catalog.schema_for_inference(session, checked.tables, default)
+        with open_read(session.source, schema, timeout_s=10) as side:
+            default = schema or catalog.default_schema(side)
+            mapping = catalog.schema_for_inference(side, checked.tables, default)
     except Exception:
         mapping = {}
-    inferred = types_map.inferred_types(checked.tree, mapping, sqlglot_dialect(backend), len(driver))
+    inferred = types_map.inferred_types(tree, mapping, sqlglot_dialect(backend), len(driver))
     return types_map.merge(driver, inferred)
 
 

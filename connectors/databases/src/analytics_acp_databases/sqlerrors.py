@@ -27,6 +27,7 @@ from .credentials import scrub
 _PG_AUTH = {"28000", "28P01"}
 _PG_UNKNOWN_OBJECT = {"42P01", "42703", "3F000", "42883", "42704"}
 _PG_SYNTAX = {"42601", "42804", "42803", "42P10", "42725", "42702", "22P02", "22007", "22008", "42846"}
+_LIBPQ_AUTH = ("password authentication failed", "authentication failed", "no pg_hba.conf entry", "role \"", "password is required")
 _MYSQL_AUTH = {1045, 1698, 1044, 1227}
 _MYSQL_UNKNOWN_OBJECT = {1146, 1054, 1305, 1109, 1051}
 _MYSQL_SYNTAX = {1064, 1052, 1055, 1111, 1140, 1248, 1241, 1222}
@@ -60,7 +61,7 @@ def map_error(exc: BaseException, credentials: dict[str, Any] | None, resource: 
     code = orig.args[0] if getattr(orig, "args", None) and isinstance(orig.args[0], int) else None
     timeout_note = f"The query ran longer than statement_timeout_s ({timeout_s:g} s). Narrow it (filters, date range, aggregation) or ask the user to raise the timeout."
 
-    if module == "psycopg" or sqlstate:
+    if module == "psycopg":
         if sqlstate in _PG_AUTH:
             return CredentialsInvalid(f"The database rejected the credentials ({message}). Ask the user to check user and password in the source settings.")
         if sqlstate == "3D000":
@@ -73,10 +74,16 @@ def map_error(exc: BaseException, credentials: dict[str, Any] | None, resource: 
             return ReadOnlyViolation(f"The database refused a write: {message}. execute_sql only runs read-only queries.")
         if sqlstate == "57014":
             return UpstreamError(timeout_note)
-        if sqlstate is None and "connection" in message.lower():
+        lowered = message.lower()
+        if sqlstate is None and any(m in lowered for m in _LIBPQ_AUTH):
+            # libpq reports connection-time failures without a SQLSTATE: its message is all there is
+            return CredentialsInvalid(f"The database rejected the credentials ({message}). Ask the user to check user and password in the source settings.")
+        if sqlstate is None and "database" in lowered and "does not exist" in lowered:
+            return ResourceNotFound(f"{message}. Call autocontext without resource_id to list the databases.")
+        if sqlstate is None and "connection" in lowered:
             return UpstreamError(f"Could not connect to the database server: {message}")
         return UpstreamError(f"The database returned an error: {message}")
-    if module == "pymysql" or code is not None and module != "sqlite3":
+    if module in ("pymysql", "MySQLdb", "mysql") or code is not None and module not in ("sqlite3", "duckdb", "_duckdb"):
         if code in _MYSQL_AUTH:
             return CredentialsInvalid(f"The database rejected the credentials ({message}). Ask the user to check user and password in the source settings.")
         if code == 1049:
