@@ -251,6 +251,7 @@ class Bridge:
                     system_info=result.system_info or {},
                     system_data=system_data,
                     owned_dir=proc.tmp_dir,
+                    http_token=proc.launch.token,
                 )
             )
             blocks.append({"type": "text", "text": extraction_note(stored, empty, system_data.get("format") == "tables")})

@@ -35,8 +35,11 @@ class StoredTable:
     returned: int | None
 
 
-def iter_rows(part: dict[str, Any], owned_dir: Path | None) -> Iterator[dict[str, Any]]:
-    """The full rows of one system_data table, streamed; a file:// table in ``owned_dir`` is deleted after."""
+def iter_rows(part: dict[str, Any], owned_dir: Path | None, http_token: str | None = None) -> Iterator[dict[str, Any]]:
+    """The full rows of one system_data table, streamed; a file:// table in ``owned_dir`` is deleted after.
+
+    An HTTP server sends a one-time URL instead (8.5), fetched with the transport's bearer token.
+    """
     uri = part.get("table_uri")
     if part.get("format") != "file" and not uri:
         yield from part.get("table") or []
@@ -45,7 +48,7 @@ def iter_rows(part: dict[str, Any], owned_dir: Path | None) -> Iterator[dict[str
     if parsed.scheme in ("http", "https"):
         from analytics_acp.host import fetch_table_uri
 
-        yield from fetch_table_uri(str(uri))
+        yield from fetch_table_uri(str(uri), http_token=http_token)
         return
     if parsed.scheme != "file":
         raise ValueError(f"unsupported table_uri scheme {parsed.scheme!r}")
@@ -67,6 +70,7 @@ def store_extraction(
     system_info: dict[str, Any],
     system_data: dict[str, Any],
     owned_dir: Path | None,
+    http_token: str | None = None,
 ) -> tuple[list[StoredTable], list[str]]:
     """Write each non-empty table as a dataset; returns the stored tables and the names of empty ones."""
     base_meta = {
@@ -98,14 +102,14 @@ def store_extraction(
                 "dates": view.get("dates") or base_meta["dates"],
             }
             dataset_id = store.new_id(source, tool, name)
-            count = store.write_dataset(dataset_id, part.get("headers") or [], iter_rows(part, owned_dir), meta)
+            count = store.write_dataset(dataset_id, part.get("headers") or [], iter_rows(part, owned_dir, http_token), meta)
             if count:
                 stored.append(StoredTable(dataset_id, name, count, view.get("returned_rows")))
             else:
                 empty.append(name)
         return stored, empty
     dataset_id = store.new_id(source, tool)
-    count = store.write_dataset(dataset_id, system_data.get("headers") or [], iter_rows(system_data, owned_dir), base_meta)
+    count = store.write_dataset(dataset_id, system_data.get("headers") or [], iter_rows(system_data, owned_dir, http_token), base_meta)
     if count:
         stored.append(StoredTable(dataset_id, None, count, model_response.get("returned_rows")))
     return stored, empty

@@ -1,5 +1,6 @@
 """Serve the bridge's test connector over stdio (launched by acp.json: ``python serve_fixture.py``)."""
 
+import os
 import sys
 from pathlib import Path
 
@@ -11,4 +12,10 @@ import bridgefixture  # noqa: E402
 from analytics_acp.plugins import load_connector  # noqa: E402
 from analytics_acp.runtime import build_server, serve_stdio  # noqa: E402
 
-anyio.run(serve_stdio, build_server(load_connector(bridgefixture)))
+server = build_server(load_connector(bridgefixture))
+if "--http" in sys.argv:  # python serve_fixture.py --http --port N (token from ACP_HTTP_TOKEN)
+    from analytics_acp.http_app import serve_http
+
+    serve_http(server, port=int(sys.argv[sys.argv.index("--port") + 1]), token=os.environ.get("ACP_HTTP_TOKEN"))
+else:
+    anyio.run(serve_stdio, server)
