@@ -179,3 +179,27 @@ async def test_bridge_fixture_sources_errors_are_reported(tmp_path, fixture_root
         assert by_id["fx"]["status"] == "ok"
         assert by_id["nope"]["status"] == "error" and "not installed" in by_id["nope"]["error"]
         assert by_id["noenv"]["status"] == "error" and "BRIDGE_FX_UNSET is not set" in by_id["noenv"]["error"]
+
+
+async def test_bridge_fixture_servers_that_fail_to_start(tmp_path, fixture_root, bridge, write_sources):
+    project = tmp_path / "proj"
+    project.mkdir()
+    for name, code in (("dies", "import sys; sys.exit(1)"), ("hangs", "import time; time.sleep(600)")):
+        (fixture_root / "acps" / name).mkdir()
+        (fixture_root / "acps" / name / "acp.json").write_text(json.dumps({
+            "acp_version": "1.0", "id": name, "name": name, "version": "0.1.0", "description": "broken",
+            "transport": {"type": "stdio", "command": "python", "args": ["-c", code]},
+        }), encoding="utf-8")
+    write_sources(fixture_root / "sources.json", {"sources": [
+        {"id": "a", "acp": "dies"}, {"id": "b", "acp": "hangs"},
+        {"id": "fx", "acp": "fixture", "credentials": {"account": "a", "token": TOKEN_A}},
+    ]})
+    async with bridge(project, fixture_root, env={"ACP_BRIDGE_START_TIMEOUT": "5"}) as client:
+        tools = await client.tools()
+        assert "fx__whoami" in tools and not any(t.startswith(("a__", "b__")) for t in tools)
+        _, report, _ = await client.call_json("acp_sources")
+        by_id = {s["id"]: s for s in report["sources"]}
+        assert by_id["a"]["status"] == "error" and "did not start" in by_id["a"]["error"]
+        assert by_id["b"]["status"] == "error" and "within 5 s" in by_id["b"]["error"]
+        is_error, who, _ = await client.call_json("fx__whoami")
+        assert not is_error and who["account"] == "a"

@@ -255,12 +255,14 @@ class Bridge:
                 )
             )
             blocks.append({"type": "text", "text": extraction_note(stored, empty, system_data.get("format") == "tables")})
-        elif isinstance(model_response, dict):
+        if isinstance(model_response, dict):
+            before = json.dumps(model_response, sort_keys=True, default=str)
             images, notes = await anyio.to_thread.run_sync(handle_artifacts, model_response, self.store)
-            if images or notes:
-                blocks = [_text(model_response), *images]
-                if notes:
-                    blocks.append({"type": "text", "text": " ".join(notes)})
+            if json.dumps(model_response, sort_keys=True, default=str) != before:
+                blocks[0] = _text(model_response)  # artifact paths now point into acp-data/files (8.10)
+            blocks[1:1] = images
+            if notes:
+                blocks.append({"type": "text", "text": " ".join(notes)})
         return blocks + extra, False
 
 

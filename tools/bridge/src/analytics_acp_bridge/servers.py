@@ -32,6 +32,10 @@ CAPABILITY = {
 }
 
 
+# A server that never answers initialize must not hang the bridge (and the MCP client) forever.
+START_TIMEOUT_S = float(os.environ.get("ACP_BRIDGE_START_TIMEOUT", "120"))
+
+
 class ServerUnavailable(Exception):
     """The ACP server could not be started, or stopped during a call."""
 
@@ -114,7 +118,11 @@ class AcpProcess:
                 raise ServerUnavailable("The bridge is not running.")
             self.tmp_dir.mkdir(parents=True, exist_ok=True)
             try:
-                await self._tg.start(self._run)
+                with anyio.fail_after(START_TIMEOUT_S):
+                    await self._tg.start(self._run)
+            except TimeoutError:
+                self.error = f"The {self.launch.id} ACP server did not answer initialize within {START_TIMEOUT_S:g} s."
+                raise ServerUnavailable(self.error) from None
             except Exception as exc:
                 self.error = _describe_start_failure(self.launch, exc)
                 raise ServerUnavailable(self.error) from None
