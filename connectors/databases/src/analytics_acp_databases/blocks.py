@@ -145,14 +145,10 @@ def block_tables(resource_id: str, ctx: Any) -> dict[str, Any]:
 def block_table_schemas(resource_id: str, ctx: Any) -> list[dict[str, Any]]:
     """Columns, keys and comments of the table or of the first 15 tables."""
     with _session(resource_id, ctx) as (session, target):
-        insp = sa.inspect(session.conn)
         out = []
         for schema, table in _first_tables(session, target, FIRST_TABLES):
             columns = []
-            try:
-                pk = set(insp.get_pk_constraint(table, schema=schema).get("constrained_columns") or [])
-            except Exception:
-                pk = set()
+            pk = set(catalog.primary_key(session, schema, table))
             for col in catalog.table_columns(session, schema, table):
                 entry: dict[str, Any] = {"name": col["name"], "type": col["type"]}
                 if not col["nullable"]:
@@ -163,19 +159,13 @@ def block_table_schemas(resource_id: str, ctx: Any) -> list[dict[str, Any]]:
                     entry["comment"] = col["comment"]
                 columns.append(entry)
             item: dict[str, Any] = {"table": _label(session, schema, table), "columns": columns}
-            try:
-                fks = insp.get_foreign_keys(table, schema=schema)
-            except Exception:
-                fks = []
+            fks = catalog.foreign_keys(session, schema, table)
             if fks:
                 item["foreign_keys"] = [
                     {"columns": fk["constrained_columns"], "references": f"{_label(session, fk.get('referred_schema') or schema, fk['referred_table'])}({', '.join(fk['referred_columns'])})"}
                     for fk in fks
                 ]
-            try:
-                comment = insp.get_table_comment(table, schema=schema).get("text")
-            except Exception:
-                comment = None
+            comment = catalog.table_comment(session, schema, table)
             if comment:
                 item["comment"] = comment
             out.append(item)

@@ -38,6 +38,8 @@ def source_for(ctx: Any, target: Target | None) -> Source:
 
 def default_schema(session: Session) -> str | None:
     """The connection's default schema (public, main; the database itself for MySQL)."""
+    if session.backend == "duckdb":  # duckdb_engine's inspector does not work with DuckDB 2 catalogs
+        return str(session.conn.exec_driver_sql("SELECT current_schema()").scalar())
     try:
         return sa.inspect(session.conn).default_schema_name
     except Exception:
@@ -133,7 +135,16 @@ def list_tables(session: Session, schema: str | None, limit: int = 500) -> list[
 
 
 def table_columns(session: Session, schema: str | None, table: str) -> list[dict[str, Any]]:
-    """Reflected columns: name, type text, nullable, default-less; raises ResourceNotFound for an unknown table."""
+    """Reflected columns: name, type text, nullable, comment; raises ResourceNotFound for an unknown table."""
+    if session.backend == "duckdb":
+        rows = session.conn.exec_driver_sql(
+            "SELECT column_name, data_type, is_nullable, comment FROM duckdb_columns() WHERE database_name = current_database() "
+            "AND schema_name = ? AND table_name = ? ORDER BY column_index",
+            (schema or default_schema(session), table),
+        ).fetchall()
+        if not rows:
+            raise ResourceNotFound(f"Table {schema}.{table} does not exist. Call autocontext for the database to list its tables.")
+        return [{"name": r[0], "type": str(r[1]), "nullable": bool(r[2]), "comment": r[3]} for r in rows]
     try:
         cols = sa.inspect(session.conn).get_columns(table, schema=schema)
     except sa.exc.NoSuchTableError:
@@ -171,6 +182,56 @@ def _mariadb_json_columns(session: Session, schema: str | None, table: str) -> s
             if col is not None:
                 out.add(col.name)
     return out
+
+
+def has_table(session: Session, schema: str | None, table: str) -> bool:
+    """Whether the table (or view) exists."""
+    if session.backend == "duckdb":
+        return any(t["name"] == table for t in list_tables(session, schema or default_schema(session), 100_000))
+    return sa.inspect(session.conn).has_table(table, schema=schema)
+
+
+def primary_key(session: Session, schema: str | None, table: str) -> list[str]:
+    """Primary key columns (empty when none or unknown)."""
+    try:
+        if session.backend == "duckdb":
+            row = session.conn.exec_driver_sql(
+                "SELECT constraint_column_names FROM duckdb_constraints() WHERE database_name = current_database() "
+                "AND schema_name = ? AND table_name = ? AND constraint_type = 'PRIMARY KEY'",
+                (schema or default_schema(session), table),
+            ).fetchone()
+            return list(row[0]) if row else []
+        return list(sa.inspect(session.conn).get_pk_constraint(table, schema=schema).get("constrained_columns") or [])
+    except Exception:
+        return []
+
+
+def foreign_keys(session: Session, schema: str | None, table: str) -> list[dict[str, Any]]:
+    """Foreign keys as {columns, referred_schema, referred_table, referred_columns}."""
+    try:
+        if session.backend == "duckdb":
+            rows = session.conn.exec_driver_sql(
+                "SELECT constraint_column_names, referenced_table, referenced_column_names FROM duckdb_constraints() "
+                "WHERE database_name = current_database() AND schema_name = ? AND table_name = ? AND constraint_type = 'FOREIGN KEY'",
+                (schema or default_schema(session), table),
+            ).fetchall()
+            return [{"constrained_columns": list(r[0]), "referred_schema": None, "referred_table": r[1], "referred_columns": list(r[2])} for r in rows]
+        return list(sa.inspect(session.conn).get_foreign_keys(table, schema=schema))
+    except Exception:
+        return []
+
+
+def table_comment(session: Session, schema: str | None, table: str) -> str | None:
+    """The table's comment, if any."""
+    try:
+        if session.backend == "duckdb":
+            return session.conn.exec_driver_sql(
+                "SELECT comment FROM duckdb_tables() WHERE database_name = current_database() AND schema_name = ? AND table_name = ?",
+                (schema or default_schema(session), table),
+            ).scalar()
+        return sa.inspect(session.conn).get_table_comment(table, schema=schema).get("text")
+    except Exception:
+        return None
 
 
 def type_text(sa_type: Any, conn: Connection) -> str:

@@ -95,7 +95,7 @@ def _write_in(conn: sa.Connection, source: Source, target: Target, host: Any, cr
     schema = target.schema if has_schema_level(source.backend) else None
     table_id = target.id(source.backend)
     created = False
-    if not sa.inspect(conn).has_table(target.table, schema=schema):
+    if not _has_table(conn, source, schema, target.table):
         if not create:
             raise InvalidArguments(
                 f"Table {table_id} does not exist. Set create_if_missing: true to create it from the dataset's columns, "
@@ -106,7 +106,7 @@ def _write_in(conn: sa.Connection, source: Source, target: Target, host: Any, cr
         table.create(conn)
         created = True
     else:
-        table = sa.Table(target.table, sa.MetaData(), schema=schema, autoload_with=conn)
+        table = _existing_table(conn, source, schema, target.table)
         unknown = [c for c in host.columns if c not in table.c]
         if unknown:
             raise InvalidArguments(
@@ -131,6 +131,33 @@ def _write_in(conn: sa.Connection, source: Source, target: Target, host: Any, cr
     for start in range(0, len(rows), CHUNK_ROWS):
         conn.execute(table.insert(), rows[start : start + CHUNK_ROWS])
     return len(rows), created
+
+
+class _Bare:
+    """Adapter giving catalog functions a session-like view of a write connection."""
+
+    def __init__(self, conn: sa.Connection, source: Source):
+        self.conn, self.source, self.backend = conn, source, conn.dialect.name
+
+
+def _has_table(conn: sa.Connection, source: Source, schema: str | None, table: str) -> bool:
+    return catalog.has_table(_Bare(conn, source), schema, table)  # type: ignore[arg-type]
+
+
+def _existing_table(conn: sa.Connection, source: Source, schema: str | None, table: str) -> sa.Table:
+    """The target as a SQLAlchemy Table: reflected, or (DuckDB, whose reflection is broken) built from duckdb_columns()."""
+    if conn.dialect.name != "duckdb":
+        return sa.Table(table, sa.MetaData(), schema=schema, autoload_with=conn)
+    from sqlglot import exp
+
+    from .types_map import acp_type
+
+    columns = catalog.table_columns(_Bare(conn, source), schema, table)  # type: ignore[arg-type]
+    return sa.Table(
+        table, sa.MetaData(),
+        *[sa.Column(c["name"], _sa_type(acp_type(exp.DataType.build(c["type"], dialect="duckdb")), "duckdb")) for c in columns],
+        schema=schema,
+    )
 
 
 def _sa_type(acp: str | None, dialect: str) -> Any:
