@@ -8,7 +8,14 @@ import datetime as dt
 from typing import Any
 
 from analytics_acp import CallContext, MultiExtraction, TableOutput
-from analytics_acp.errors import AcpError, InvalidArguments, ResourceNotFound, UpstreamError
+from analytics_acp.errors import (
+    AcpError,
+    CredentialsInvalid,
+    CredentialsMissing,
+    InvalidArguments,
+    ResourceNotFound,
+    UpstreamError,
+)
 
 from . import actions, catalog, cookies, performance, seo, storage, tags
 from .recorder import Recorder
@@ -98,14 +105,16 @@ async def _flow(session: Session, settings: Settings, start: str, steps: list[ac
     session.recorder = rec
     start_jar = cookies.jar(await session.context.cookies())
     executed: list[dict[str, Any]] = []
-    await _goto(page, rec, start, wait_until, settings, first=True)
+    await _goto(page, rec, start, wait_until, settings, first=True, has_auth=session.has_auth)
+    if session.has_auth and rec.pages and rec.pages[-1]["status"] == 401:
+        raise CredentialsInvalid(f"{start} refused the HTTP basic user and password of this source.")
     await _settle(page, rec, settings)
     await _snapshot(session, page, rec)
     for number, step in enumerate(steps):
         record = {"step": number, **step.describe(), "page_index": rec.page_index_now()}
         try:
             if step.action == "navigate":
-                await _goto(page, rec, step.fields["url"], wait_until, settings, first=False)
+                await _goto(page, rec, step.fields["url"], wait_until, settings, first=False, has_auth=session.has_auth)
             else:
                 await actions.run_step(page, step, settings.action_timeout_ms)
             await _settle(page, rec, settings)
@@ -142,13 +151,19 @@ async def _flow(session: Session, settings: Settings, start: str, steps: list[ac
     }
 
 
-async def _goto(page: Any, rec: Recorder, url: str, wait_until: str, settings: Settings, first: bool) -> None:
+async def _goto(page: Any, rec: Recorder, url: str, wait_until: str, settings: Settings, first: bool,
+                has_auth: bool = False) -> None:
     try:
         await page.goto(url, wait_until=wait_until, timeout=settings.navigation_timeout_ms)
     except Exception as exc:
         text = _short(exc)
         if "ERR_BLOCKED_BY_CLIENT" in text:
             raise InvalidArguments(f"Opening {url} was blocked by the source's host rules.") from exc
+        if "ERR_INVALID_AUTH_CREDENTIALS" in text:
+            if has_auth:
+                raise CredentialsInvalid(f"{url} refused the HTTP basic user and password of this source.") from exc
+            raise CredentialsMissing(f"{url} asks for HTTP authentication. Ask the user to add the staging "
+                                     "user and password in the source settings.") from exc
         if not first:
             raise
         if "Timeout" in text:

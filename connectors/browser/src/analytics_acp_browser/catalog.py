@@ -56,7 +56,7 @@ def ga4_headers(rows: list[dict[str, Any]]) -> list[Header]:
         _h("other_params", "json", "attribute", "Parameters not decoded into a column"),
         _h("batch_index", "integer"), _h("batch_size", "integer"),
         _h("method", "string"), _h("endpoint", "string", description="Collect URL without query string"),
-        _h("delivery", "string", description="answered_locally (not sent to the vendor) or forwarded"),
+        _h("delivery", "string", description="answered_locally (not sent to the vendor), forwarded, or blocked_by_config"),
     ]
     return heads
 

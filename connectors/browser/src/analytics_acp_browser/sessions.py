@@ -99,6 +99,7 @@ class Session:
     last_used: float = field(default_factory=time.monotonic)
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     pages_visited: int = 0
+    has_auth: bool = False
     closed: bool = False
 
     async def main_page(self) -> Any:
@@ -238,7 +239,8 @@ class SessionPool:
             options["http_credentials"] = access.http_credentials
         context = await browser.new_context(**options)
         session = Session(key=key, context=context, fingerprint=fingerprint, generation=self.generation,
-                          policy=settings.hosts, forward_hits=settings.forward_hits)
+                          policy=settings.hosts, forward_hits=settings.forward_hits,
+                          has_auth=bool(access.http_credentials))
         if access.cookies:
             cookies = []
             for cookie in access.cookies:
@@ -326,10 +328,13 @@ async def _route(session: Session, route: Any, request: Any) -> None:
     if not url.startswith(("http://", "https://")):
         await route.fallback()
         return
+    ga4_hit = is_ga4_hit(url)
     if session.policy.is_blocked(url) or (
         request.is_navigation_request() and request.frame.parent_frame is None and not session.policy.may_open(url)
     ):
         if rec is not None:
+            if ga4_hit:  # the page did send it: an audit still wants to see it
+                rec.on_hit(request, "blocked_by_config")
             rec.set_disposition(request, "blocked_by_config")
             if request.is_navigation_request():
                 rec.warnings.append(f"Navigation to {url} was blocked by the source's host rules.")
@@ -337,7 +342,7 @@ async def _route(session: Session, route: Any, request: Any) -> None:
         return
     hit = is_analytics_hit(url)
     forward = session.forward_hits or not hit
-    if rec is not None and is_ga4_hit(url):
+    if rec is not None and ga4_hit:
         rec.on_hit(request, "forwarded" if forward else "answered_locally")
     if forward:
         await route.fallback()
