@@ -1,0 +1,147 @@
+"""Probes of resources and autocontext (6.1, 6.3, 7.2, 7.3, 7.5)."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from ..constants import ACP_RESOURCE_SUGGESTIONS
+from .run import Run
+
+_BLOCK_ID = re.compile(r"^[a-z][a-z0-9_]*$")
+
+
+def _name(seen: Any) -> str | None:
+    return (seen.result.error or {}).get("name") if seen.result.is_error else None
+
+
+async def autocontext(run: Run, client: Any) -> None:
+    """resources.suggestions/examples, autocontext.* (with the run's credentials on a full host)."""
+    f = run.findings
+    uses_resource = (run.capability.get("resource_id") or {}).get("format") != "none"
+    # 7.2: no credentials at all
+    seen = await run.call(client, "autocontext_data", {}, {}, label="autocontext_data[no credentials]")
+    blocks = seen.result.model_response if not seen.result.is_error else None
+    if not isinstance(blocks, list):
+        f.fail("autocontext.data_without_credentials", f"autocontext_data without credentials: {seen.result.text[:200]}")
+        blocks = []
+    else:
+        bad = [b for b in blocks if not isinstance(b, dict) or not _BLOCK_ID.match(str(b.get("id"))) or not b.get("description")]
+        f.check("autocontext.data_without_credentials", not bad, f"{len(blocks)} blocks without credentials",
+                f"invalid block descriptors {bad[:3]}")
+        for b in blocks:
+            if isinstance(b, dict):
+                run.texts.append((f"block.{b.get('id')}.description", str(b.get("description") or "")))
+
+    if not uses_resource:
+        f.not_applicable("resources.suggestions", "resource_id format none")
+        f.not_applicable("resources.examples", "resource_id format none")
+    else:
+        await _suggestions(run, client)
+        await _examples(run, client)
+
+    if not run.resource_id and uses_resource:
+        for item in ("autocontext.all_blocks", "autocontext.failing_block", "autocontext.unknown_block"):
+            f.not_applicable(item, "no resource_id given to the kit")
+        return
+    rid_args = {"resource_id": run.resource_id} if uses_resource else {}
+    data = await run.call(client, "autocontext_data", rid_args, run.meta(), label="autocontext_data[resource]")
+    applicable = [b.get("id") for b in data.result.model_response or [] if isinstance(b, dict)] if not data.result.is_error else []
+    seen = await run.call(client, "autocontext", {**rid_args, "request_data": []}, run.meta(), label="autocontext[all]")
+    got = seen.result.model_response
+    if seen.result.is_error or not isinstance(got, list):
+        f.fail("autocontext.all_blocks", f"autocontext with resource failed: {seen.result.text[:200]}")
+    else:
+        ids = [b.get("id") for b in got if isinstance(b, dict)]
+        shape = [b for b in got if not isinstance(b, dict) or ("data" in b) == ("error" in b) or "description" not in b]
+        f.check("autocontext.all_blocks", sorted(ids) == sorted(applicable) and not shape,
+                f"{len(ids)} applicable blocks returned", f"blocks {ids} vs applicable {applicable}; malformed {shape[:2]}")
+        failed = [b for b in got if isinstance(b, dict) and "error" in b]
+        warnings = (seen.result.system_info or {}).get("warnings") or []
+        if failed:
+            f.check("autocontext.failing_block", bool(warnings), f"{len(failed)} failing block(s) isolated, warning {warnings[0] if warnings else ''!r}",
+                    "a block failed but system_info.warnings is empty")
+            for b in failed:
+                run.texts.append((f"block.{b.get('id')}.error", str(b.get("error"))))
+        else:
+            f.not_applicable("autocontext.failing_block", "no block failed in this run")
+    seen = await run.call(client, "autocontext", {**rid_args, "request_data": ["kit_no_such_block"]}, run.meta(),
+                          label="autocontext[unknown block]")
+    message = (seen.result.error or {}).get("message", "")
+    lists = all(b in message for b in applicable[:3]) if applicable else True
+    f.check("autocontext.unknown_block", _name(seen) == "ACP_UNKNOWN_BLOCK" and lists,
+            "ACP_UNKNOWN_BLOCK listing the valid ids", f"unknown block gave {_name(seen)}: {message[:200]!r}")
+
+
+async def _suggestions(run: Run, client: Any) -> None:
+    f = run.findings
+    seen = await run.call(client, "autocontext", {}, run.meta(), label="autocontext[suggestions]")
+    mr = seen.result.model_response
+    if seen.result.is_error or not isinstance(mr, dict):
+        f.fail("resources.suggestions", f"autocontext without resource_id: {seen.result.text[:200]}")
+        return
+    resources, total = mr.get("resources"), mr.get("total_available")
+    problems = []
+    if not isinstance(resources, list) or len(resources) > ACP_RESOURCE_SUGGESTIONS:
+        problems.append(f"resources has {len(resources) if isinstance(resources, list) else resources!r} entries")
+        resources = resources if isinstance(resources, list) else []
+    if not isinstance(total, int) or total < len(resources):
+        problems.append(f"total_available {total!r}")
+    if not isinstance(mr.get("notice"), str):
+        problems.append("no notice")
+    elif isinstance(total, int) and total > len(resources) and str(total) not in mr["notice"]:
+        problems.append(f"notice does not say the page is partial: {mr['notice']!r}")
+    bad = [r for r in resources if not isinstance(r, dict) or not isinstance(r.get("resource_id"), str) or not r.get("name")]
+    if bad:
+        problems.append(f"entries without resource_id/name {bad[:2]}")
+    f.check("resources.suggestions", not problems, f"{len(resources)} of {total} resources", "; ".join(problems))
+    if isinstance(mr.get("notice"), str):
+        run.texts.append(("autocontext.notice", mr["notice"]))
+
+
+async def _examples(run: Run, client: Any) -> None:
+    f = run.findings
+    examples = (run.capability.get("resource_id") or {}).get("examples") or []
+    if not examples:
+        f.not_applicable("resources.examples", "no examples published")
+        return
+    for example in examples:
+        seen = await run.call(client, "autocontext_data", {"resource_id": example}, run.meta(),
+                              label=f"autocontext_data[{example}]")
+        f.check("resources.examples", _name(seen) != "ACP_INVALID_ARGUMENTS", f"{example} accepted",
+                f"example {example!r} refused: {(seen.result.error or {}).get('message', '')[:200]}")
+
+
+async def on_first_call(run: Run) -> None:
+    """autocontext.on_first_call: the 7.5 table, on its own connection."""
+    f = run.findings
+    auto = run.capability.get("autocontext") or {}
+    if "on_first_call" not in (auto.get("delivery") or []):
+        f.not_applicable("autocontext.on_first_call", "on_first_call not declared")
+        return
+    samples = [s for s in run.extraction_samples() if run.publishes(s.tool, "resource_id")]
+    if not samples or not run.resource_id:
+        f.not_applicable("autocontext.on_first_call", "no sample extraction with a resource")
+        return
+    sample = samples[0]
+    args = run.with_resource(sample.tool, sample.arguments)
+    base = {k: v for k, v in run.meta(**sample.meta).items() if k not in ("session_id", "autocontext_delivered")}
+    cases = [  # (extra _meta, attach expected)  -- 7.5 "Qué decide el servidor"
+        ({"session_id": "kit-s1", "autocontext_delivered": False}, True),
+        ({"session_id": "kit-s1"}, False),
+        ({"session_id": "kit-s2", "autocontext_delivered": True}, False),
+        ({}, False),
+        ({"autocontext_delivered": False}, True),
+        ({"autocontext_delivered": False}, True),
+    ]
+    async with run.connect() as client:
+        for extra, expected in cases:
+            seen = await run.call(client, sample.tool, args, {**base, **extra}, label=f"{sample.tool}[7.5 {extra}]")
+            if seen.result.is_error:
+                f.fail("autocontext.on_first_call", f"{extra}: {seen.result.text[:160]}")
+                continue
+            attached = "autocontext" in (seen.result.model_response or {})
+            flag = (seen.result.system_info or {}).get("autocontext_attached")
+            f.check("autocontext.on_first_call", attached == expected and flag == expected,
+                    f"{extra or 'no session'} -> attached={attached}",
+                    f"{extra or 'no session'}: attached={attached}, autocontext_attached={flag}, expected {expected}")

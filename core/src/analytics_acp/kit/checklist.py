@@ -1,0 +1,150 @@
+"""``run_checklist``: the server items of 14.2 against any ACP server, through the host client."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlparse
+
+import anyio
+
+from . import autocontext, handshake, responses, samples, session
+from .model import CheckResult
+from .run import KIT_HOST_TABLES, PROBE_SECRET, Run, parse_samples
+from .static import leaked, secret_strings, spanish_hits
+
+
+def run_checklist(
+    command: list[str] | None = None,
+    *,
+    url: str | None = None,
+    token: str | None = None,
+    credentials: dict[str, Any] | None = None,
+    config: dict[str, Any] | None = None,
+    resource_id: str | None = None,
+    sample_calls: list[Any] | None = None,
+    env: dict[str, str] | None = None,
+    cwd: str | None = None,
+    host_tables: dict[str, dict[str, Any]] | None = None,
+    package_dir: str | Path | None = None,
+) -> list[CheckResult]:
+    """Run the checklist synchronously (see the package docstring); returns one CheckResult per item."""
+    return anyio.run(lambda: arun_checklist(
+        command, url=url, token=token, credentials=credentials, config=config, resource_id=resource_id,
+        sample_calls=sample_calls, env=env, cwd=cwd, host_tables=host_tables, package_dir=package_dir,
+    ))
+
+
+async def arun_checklist(
+    command: list[str] | None = None,
+    *,
+    url: str | None = None,
+    token: str | None = None,
+    credentials: dict[str, Any] | None = None,
+    config: dict[str, Any] | None = None,
+    resource_id: str | None = None,
+    sample_calls: list[Any] | None = None,
+    env: dict[str, str] | None = None,
+    cwd: str | None = None,
+    host_tables: dict[str, dict[str, Any]] | None = None,
+    package_dir: str | Path | None = None,
+) -> list[CheckResult]:
+    """Async ``run_checklist`` (for callers already inside an event loop)."""
+    if (command is None) == (url is None):
+        raise ValueError("run_checklist needs exactly one of command (stdio) or url (Streamable HTTP)")
+    run = Run(command=command, url=url, token=token, env=env, cwd=cwd, credentials=credentials, config=config,
+              resource_id=resource_id, samples=parse_samples(sample_calls),
+              host_tables={**KIT_HOST_TABLES, **(host_tables or {})},
+              package_dir=Path(package_dir) if package_dir else None)
+    try:
+        await _probe(run)
+    finally:
+        _scan_secrets(run)
+        shutil.rmtree(run.cleanup_dir(), ignore_errors=True)
+    return run.findings.results()
+
+
+async def _probe(run: Run) -> None:
+    f = run.findings
+    async with run.connect() as client:
+        run.capability = client.server_capability or {}
+        run.server_info = client.server_info
+        if client.instructions:
+            run.texts.append(("instructions", client.instructions))
+        run.tools = {t["name"]: t for t in await client.list_tools()}
+        handshake.check_capability(run)
+        if not run.capability:
+            return  # not an ACP server: every other item would only repeat it
+        handshake.check_tools(run)
+        handshake.check_skills(run)
+        if not run.samples:
+            run.samples = _derived_samples(run)
+        await autocontext.autocontext(run, client)
+        await samples.sample_calls(run, client)
+        await samples.catalog(run, client)
+        seen = await run.call(client, "kit_no_such_tool", {}, run.meta(), label="unknown tool")
+        f.check("errors.typed", (seen.result.error or {}).get("name") == "ACP_INVALID_ARGUMENTS",
+                "unknown tool -> ACP_INVALID_ARGUMENTS", f"unknown tool gave {seen.result.text[:160]}")
+    await session.plain_mcp(run)
+    await session.configure(run)
+    await autocontext.on_first_call(run)
+    await samples.host_tables_unsupported(run)
+    responses.check_all(run)
+    _english(run)
+    _transport(run)
+
+
+def _derived_samples(run: Run) -> list[Any]:
+    """Without sample_calls: every read-only extraction/info tool that has no required arguments."""
+    out = []
+    for name, tool in run.tools.items():
+        if name in ("autocontext", "autocontext_data"):
+            continue
+        schema = tool.get("inputSchema") or {}
+        if schema.get("required") or (tool.get("annotations") or {}).get("readOnlyHint") is False:
+            continue
+        out.append((name, {}))
+    return parse_samples(out)
+
+
+def _english(run: Run) -> None:
+    f = run.findings
+    bad = []
+    for where, text in run.texts:
+        hits = spanish_hits(text)
+        if hits:
+            bad.append(f"{where}: {hits[0]} in {text[:60]!r}")
+    f.check("handshake.english", not bad, f"{len(run.texts)} published texts look English", "; ".join(bad[:8]))
+
+
+def _transport(run: Run) -> None:
+    f = run.findings
+    if not run.url:
+        f.not_applicable("security.transport", "stdio server")
+        return
+    parsed = urlparse(run.url)
+    if parsed.hostname in ("127.0.0.1", "localhost", "::1"):
+        f.not_applicable("security.transport", "loopback HTTP server")
+        return
+    f.check("security.transport", parsed.scheme == "https" and bool(run.token), "https with a Bearer token",
+            f"remote server at {parsed.scheme}:// {'with' if run.token else 'without'} a token")
+
+
+def _scan_secrets(run: Run) -> None:
+    """10.1: no credential string in any response, configure answer, server log, cache or temp file."""
+    f = run.findings
+    secrets = secret_strings(run.credentials) + [PROBE_SECRET]
+    places: list[tuple[str, str]] = [("responses", "\n".join(run.wire))]
+    if run.stderr_path.exists():
+        places.append(("server stderr", run.stderr_path.read_text(encoding="utf-8", errors="replace")))
+    for key in ("ACP_CACHE_DIR", "ACP_TMP_DIR"):
+        folder = Path(run.env[key]) if run.env.get(key) else None
+        if folder and folder.is_dir() and str(folder).startswith(str(run.cleanup_dir())):
+            for path in folder.rglob("*"):
+                if path.is_file():
+                    places.append((f"{key}/{path.relative_to(folder)}", path.read_text(encoding="utf-8", errors="replace")))
+    found = [f"{where}: {', '.join(leaked(text, secrets))}" for where, text in places if leaked(text, secrets)]
+    f.check("security.secrets", not found,
+            f"{len(secrets)} secret value(s) absent from {len(run.wire)} answers, logs and {len(places) - 1} files",
+            "credential values found in " + "; ".join(found[:6]))

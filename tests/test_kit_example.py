@@ -1,0 +1,105 @@
+"""The conformance kit (analytics_acp.kit, spec 14.2) passes on the example connector and fails,
+on exactly the broken item, against deliberately broken variants of it (tests/plugins/kit_broken_server.py)."""
+
+import sys
+from pathlib import Path
+
+import pytest
+from analytics_acp.kit import ITEMS, conformance_tests, format_table, run_checklist, serve_command
+
+BROKEN = Path(__file__).parent / "plugins" / "kit_broken_server.py"
+CREDS = {"type": "api_key", "api_key": "ex_KIT_secret_0123456789"}
+SAMPLES = [
+    ("query_orders", {"start_date": "2026-01-01", "end_date": "2026-01-31"}),
+    ("list_customers", {"count": 30}),
+    ("capture_session", {"pages": 2}),
+    ("premium_report", {"start_date": "2026-01-01", "end_date": "2026-01-02"}, {"cost_limit_usd": 5}),
+    ("table_stats", {"table_ref": "kit_numbers"}),
+    ("account_info", {}),
+    ("add_note", {"text": "checked by the kit"}),
+    ("live_status", {}),
+]
+OPTIONS = dict(credentials=CREDS, resource_id="acct03", sample_calls=SAMPLES)
+# Items the example cannot exercise: a stdio server has no remote transport to secure.
+NOT_APPLICABLE = {"security.transport"}
+
+# The one-line form a connector uses (the kit's public entry point).
+test_conformance = conformance_tests("example", **OPTIONS)
+
+
+@pytest.fixture(scope="module")
+def example_results():
+    return run_checklist(serve_command("example"), package_dir=Path(__file__).parent / "plugins" / "acpexample", **OPTIONS)
+
+
+def test_every_item_passes_on_the_example(example_results):
+    by_item = {r.item: r for r in example_results}
+    assert list(by_item) == list(ITEMS), "one result per checklist item, in order"
+    failed = [str(r) for r in example_results if r.status == "fail"]
+    assert not failed, format_table(example_results)
+    unexercised = [r.item for r in example_results if r.status == "n/a" and r.item not in NOT_APPLICABLE]
+    assert not unexercised, "the example must exercise every item:\n" + format_table(example_results)
+
+
+def test_evidence_names_what_was_checked(example_results):
+    by_item = {r.item: r for r in example_results}
+    assert "premium_report" in by_item["cost.preflight"].evidence
+    assert "25 of 30" in by_item["resources.suggestions"].evidence
+    assert "add_note" in by_item["results.access_mode"].evidence
+    assert CREDS["api_key"] not in format_table(example_results)
+
+
+_BROKEN_RESULTS = {}
+
+
+def broken_results(defect):
+    """The checklist against kit_broken_server.py <defect> (cached: each run spawns several servers)."""
+    if defect not in _BROKEN_RESULTS:
+        _BROKEN_RESULTS[defect] = run_checklist([sys.executable, str(BROKEN), defect], **OPTIONS)
+    return _BROKEN_RESULTS[defect]
+
+
+@pytest.mark.parametrize(
+    "defect, items",
+    [
+        ("omit_cost_limit", {"handshake.cost_limit"}),
+        ("echo_secret", {"security.secrets"}),
+        ("spanish_notice", {"results.rows", "handshake.english"}),
+        ("no_fetched_at", {"results.system_info"}),
+        ("ignore_row_limit", {"results.rows"}),
+    ],
+)
+def test_kit_fails_on_the_broken_item(defect, items):
+    results = broken_results(defect)
+    failed = {r.item for r in results if r.status == "fail"}
+    assert failed == items, format_table(results)
+
+
+def test_echoed_secret_is_masked_in_the_evidence():
+    results = broken_results("echo_secret")
+    secret = next(r for r in results if r.item == "security.secrets")
+    assert secret.status == "fail" and "responses" in secret.evidence
+    assert CREDS["api_key"] not in secret.evidence  # the report itself never prints the value
+
+
+def test_not_an_acp_server_fails_the_handshake(tmp_path):
+    plain = tmp_path / "plain_server.py"
+    plain.write_text(
+        "from mcp.server.mcpserver import MCPServer\n"
+        "app = MCPServer('plain')\n"
+        "@app.tool()\n"
+        "def hello() -> str:\n"
+        "    return 'hi'\n"
+        "app.run()\n"
+    )
+    results = run_checklist([sys.executable, str(plain)])
+    by_item = {r.item: r for r in results}
+    assert by_item["handshake.capability"].status == "fail"
+    assert "experimental.acp" in by_item["handshake.capability"].evidence
+
+
+def test_needs_exactly_one_target():
+    with pytest.raises(ValueError):
+        run_checklist()
+    with pytest.raises(ValueError):
+        run_checklist(["x"], url="http://127.0.0.1:1/mcp")

@@ -1,0 +1,87 @@
+"""The kit's offline checks: setup schemas (5.5), English heuristics (5.5.0), wire value types (8.6),
+normative notices (8.2) and the secret scan helpers (10.1)."""
+
+import pytest
+from analytics_acp.kit.responses import normative_notice
+from analytics_acp.kit.static import leaked, mask, secret_strings, setup_schema_problems, spanish_hits, value_matches
+
+API_KEY = {"type": "string", "title": "API key", "writeOnly": True}
+
+
+def variant(const, **props):
+    return {"title": const, "type": "object", "properties": {"type": {"type": "string", "const": const}, **props},
+            "required": ["type"]}
+
+
+def test_valid_setup_schemas_have_no_problems():
+    assert setup_schema_problems({"oneOf": [variant("api_key", api_key=API_KEY), variant("public")]}, credentials=True) == []
+    assert setup_schema_problems({"type": "object", "properties": {}}, credentials=True) == []
+    config = {"type": "object", "properties": {"region": {"type": "string", "title": "Region", "enum": ["eu", "us"]}}}
+    assert setup_schema_problems(config, credentials=False) == []
+
+
+@pytest.mark.parametrize(
+    "schema, credentials, fragment",
+    [
+        ({"type": "object", "properties": {"nested": {"type": "object", "title": "N"}}}, False, "no nested objects"),
+        ({"type": "object", "properties": {"list": {"type": "array", "title": "L"}}}, False, "no nested objects"),
+        ({"type": "object", "properties": {"region": {"type": "string"}}}, False, "has no title"),
+        ({"type": "object", "properties": {"api_key": {"type": "string", "title": "Key"}}}, True, "not writeOnly"),
+        ({"type": "object", "properties": {"password": {"type": "string", "title": "P"}}}, True, "not writeOnly"),
+        ({"oneOf": [{"title": "A", "type": "object", "properties": {"key": API_KEY}}]}, True, "no const discriminator"),
+        ({"oneOf": [variant("a"), variant("a")]}, True, "share a discriminator"),
+        ({"oneOf": [variant("a")]}, False, "only allowed in credentials_schema"),
+        ({"type": "object", "properties": {}, "required": ["x"]}, False, "required 'x' is not a property"),
+    ],
+)
+def test_invalid_setup_schemas_are_reported(schema, credentials, fragment):
+    problems = setup_schema_problems(schema, credentials=credentials)
+    assert any(fragment in p for p in problems), problems
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["Showing 25 of 254 extracted rows.", "Orders of an account (one row per order) in a date window.",
+     "Account id (acctNN), optionally followed by .table.", "Orders acct01 · 2026-01-01→2026-01-31", "Truncated…"],
+)
+def test_english_texts_pass(text):
+    assert spanish_hits(text) == []
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["Mostrando 25 de 254 filas extraídas.", "Falta el recurso para la consulta", "¿Qué tabla?",
+     "Devuelve las filas de la tabla"],
+)
+def test_spanish_texts_are_caught(text):
+    assert spanish_hits(text)
+
+
+@pytest.mark.parametrize(
+    "value, column_type, ok",
+    [
+        (3, "integer", True), (3.5, "integer", False), (True, "integer", False), ("3", "integer", False),
+        (3, "number", True), (2.5, "number", True), ("2.5", "number", False),
+        ("2026-01-02", "date", True), ("20260102", "date", False),
+        ("2026-01-02T10:00:00Z", "datetime", True), ("yesterday", "datetime", False),
+        (False, "boolean", True), (0, "boolean", False), ("x", "string", True), (1, "string", False),
+        (None, "integer", True), ({"a": 1}, "json", True),
+    ],
+)
+def test_value_matches_the_declared_type(value, column_type, ok):
+    assert value_matches(value, column_type) is ok
+
+
+def test_normative_notices():
+    assert normative_notice(0, 0) == "The query returned no rows."
+    assert normative_notice(7, 7) == "Showing all 7 extracted rows."
+    assert normative_notice(254, 25) == "Showing 25 of 254 extracted rows."
+
+
+def test_secret_strings_and_masking():
+    creds = {"type": "service_account", "service_account": '{"private_key": "-----KEY-----"}', "short": "abc"}
+    secrets = secret_strings(creds)
+    assert secrets == ['{"private_key": "-----KEY-----"}']  # the discriminator and short values are not scanned
+    text = 'echo {"private_key": "-----KEY-----"}'
+    assert leaked(text, secrets) == [mask(secrets[0])]
+    assert "KEY" not in mask(secrets[0])
