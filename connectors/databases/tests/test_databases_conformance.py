@@ -1,0 +1,32 @@
+"""The core's conformance kit (spec 14.2 checklist) against `analytics-acp serve databases` on the example database."""
+
+from __future__ import annotations
+
+import datetime as dt
+from pathlib import Path
+
+import pytest
+
+kit = pytest.importorskip("analytics_acp.kit")
+
+from analytics_acp_databases.example_db import create_example_db  # noqa: E402
+
+PACKAGE_DIR = Path(__file__).resolve().parents[1]
+
+
+def test_conformance_databases(tmp_path):
+    db = create_example_db(tmp_path / "ventas.sqlite", end=dt.date(2026, 9, 28))
+    results = kit.run_checklist(
+        kit.serve_command("databases"),
+        credentials={"type": "sqlite", "path": str(db)},
+        resource_id="ventas",
+        sample_calls=[
+            ("execute_sql", {"sql": "SELECT fecha, SUM(pedidos) AS pedidos FROM ventas WHERE fecha BETWEEN '2026-09-01' AND '2026-09-28' GROUP BY fecha"}),
+            ("validate_sql", {"sql": "SELECT * FROM ventas WHERE fecha >= '{{start_date}}'"}),
+            ("insert_rows", {"table_ref": "kit_numbers", "table": "kit_numbers", "create_if_missing": True}),
+        ],
+        package_dir=PACKAGE_DIR,
+    )
+    print(kit.format_table(results))
+    failed = [r for r in results if r.status == "fail"]
+    assert not failed, "ACP conformance failures (14.2):\n" + "\n".join(str(r) for r in failed)
