@@ -1,0 +1,198 @@
+"""``analytics-acp check``: the 14.2 server checklist against any ACP server, as a host would.
+
+Targets: a server folder (acp.json), a server zip (checked with the install rules of 13.1.1 and
+extracted to a temp folder), a stdio command (``-- cmd args…``) or an HTTP URL (``--url``).
+The protocol items come from the core's conformance kit (``analytics_acp.kit.arun_checklist``);
+this module adds the package items of 13 (zip rules, acp.json, start-up, HTTP mode, read-only
+folder). ``quick=True`` is the build's verification subset: start, ACP capability, tools/list.
+"""
+
+from __future__ import annotations
+
+import json
+import tempfile
+from contextlib import ExitStack
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+import anyio
+
+from .launch import Launch, ServerFailed, probe, spawn_http, stdio_launch
+from .manifest import ManifestError, load_manifest, manifest_problems
+from .ziprules import ZipRefused, extract_plan, read_plan
+
+# Package items (13): id -> (section, what is checked). Reported before the kit's items.
+PACKAGE_ITEMS: dict[str, tuple[str, str]] = {
+    "package.zip": ("13.1.1", "plain zip (stored/deflate, no zip64, no encryption), no escaping entries or symlinks, shallowest acp.json"),
+    "package.acp_json": ("13.2", "acp.json has only identity, transport and a relative icon inside the folder"),
+    "package.starts": ("13.1.1", "the server starts as acp.json says, announces capabilities.experimental.acp and answers tools/list with autocontext/autocontext_data"),
+    "package.http_mode": ("13.3", "http.args start Streamable HTTP on --port; ACP_HTTP_TOKEN is required (401 without it)"),
+    "package.read_only_folder": ("13.1", "the server writes nothing inside its own folder (cache and temp files go to ACP_CACHE_DIR/ACP_TMP_DIR)"),
+}
+
+
+@dataclass
+class Item:
+    """One checklist line: status pass / fail / n/a with evidence (same shape as the kit's CheckResult)."""
+
+    item: str
+    status: str
+    evidence: str
+    section: str = ""
+
+
+@dataclass
+class Target:
+    """What to check: exactly one of folder, zip, command, url."""
+
+    folder: Path | None = None
+    zip: Path | None = None
+    command: list[str] | None = None
+    url: str | None = None
+    token: str | None = None
+
+    @classmethod
+    def parse(cls, value: str | None, command: list[str] | None = None, url: str | None = None,
+              token: str | None = None) -> Target:
+        """From the CLI: a path (folder or .zip), a command after ``--``, or ``--url``."""
+        if command:
+            return cls(command=command)
+        if url:
+            return cls(url=url, token=token)
+        if not value:
+            raise ValueError("Give a server folder, a .zip, '-- command args…' or --url.")
+        path = Path(value)
+        if path.is_dir():
+            return cls(folder=path)
+        if path.is_file() and path.suffix.lower() == ".zip":
+            return cls(zip=path)
+        raise ValueError(f"{value} is neither a server folder nor a .zip file.")
+
+
+def _snapshot(folder: Path) -> dict[str, tuple[int, int]]:
+    out = {}
+    for path in folder.rglob("*"):
+        try:
+            st = path.lstat()
+        except OSError:
+            continue
+        out[str(path.relative_to(folder))] = (st.st_size, st.st_mtime_ns)
+    return out
+
+
+async def _http_item(folder: Path, manifest: dict[str, Any], env: dict[str, str], timeout: float) -> Item:
+    section = PACKAGE_ITEMS["package.http_mode"][0]
+    if not isinstance(manifest.get("http"), dict) or (manifest.get("transport") or {}).get("type") != "stdio":
+        return Item("package.http_mode", "n/a", "acp.json declares no local HTTP mode (http.args).", section)
+    import httpx
+
+    try:
+        async with spawn_http(stdio_launch(folder, manifest, http_args=True), env=env, timeout=timeout) as launch:
+            async with httpx.AsyncClient(timeout=10) as http:
+                body = {"jsonrpc": "2.0", "id": 1, "method": "tools/list"}
+                headers = {"Accept": "application/json, text/event-stream"}
+                denied = await http.post(launch.url, json=body, headers=headers)
+            if denied.status_code != 401:
+                return Item("package.http_mode", "fail", f"POST {launch.url} without the token answered {denied.status_code}, not 401 (10.5, 13.3).", section)
+            result = await probe(launch, timeout=timeout, require_reserved=True)
+            return Item("package.http_mode", "pass", f"{launch.url}: 401 without token; with Bearer token ACP {result.capability.get('version')} and {len(result.tools)} tools.", section)
+    except (ServerFailed, ManifestError, OSError) as exc:
+        return Item("package.http_mode", "fail", str(exc), section)
+
+
+async def arun_check(target: Target, *, quick: bool = False, credentials: Any = None, config: Any = None,
+                     resource_id: str | None = None, sample_calls: Any = None, env: dict[str, str] | None = None,
+                     timeout: float = 90.0) -> list[Item]:
+    """Run the checklist on ``target``; returns one Item per checklist line."""
+    items: list[Item] = []
+    sec = {k: v[0] for k, v in PACKAGE_ITEMS.items()}
+    with ExitStack() as stack:
+        tmp = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="analytics-acp-check-")))
+        run_env = {"ACP_CACHE_DIR": str(tmp / "cache"), "ACP_TMP_DIR": str(tmp / "tmp"), **(env or {})}
+        folder = target.folder
+        if target.zip is not None:
+            try:
+                plan = read_plan(target.zip)
+            except (ZipRefused, ManifestError) as exc:
+                return [Item("package.zip", "fail", str(exc), sec["package.zip"])]
+            folder = tmp / plan.manifest["id"]
+            extract_plan(target.zip, plan, folder)
+            where = f"acp.json at {plan.prefix or 'the zip root'}"
+            ignored = f", {len(plan.ignored)} entries outside it ignored" if plan.ignored else ""
+            items.append(Item("package.zip", "pass", f"{len(plan.members)} entries, {where}{ignored}.", sec["package.zip"]))
+        else:
+            items.append(Item("package.zip", "n/a", "the target is not a zip.", sec["package.zip"]))
+        manifest: dict[str, Any] | None = None
+        launch: Launch
+        if folder is not None:
+            try:
+                manifest = load_manifest(folder)
+                problems = manifest_problems(manifest, folder)
+                launch = stdio_launch(folder, manifest)
+            except ManifestError as exc:
+                items.append(Item("package.acp_json", "fail", str(exc), sec["package.acp_json"]))
+                return items
+            items.append(Item("package.acp_json", "fail" if problems else "pass",
+                              "; ".join(problems) if problems else f"id {manifest['id']}, version {manifest.get('version')}, transport {manifest['transport']['type']}.",
+                              sec["package.acp_json"]))
+        else:
+            items.append(Item("package.acp_json", "n/a", "no server folder (command or URL target).", sec["package.acp_json"]))
+            launch = Launch(command=target.command) if target.command else Launch(url=target.url, token=target.token)
+        before = _snapshot(folder) if folder is not None else None
+        try:
+            started = await probe(launch, env=run_env, timeout=timeout, require_reserved=True)
+        except ServerFailed as exc:
+            items.append(Item("package.starts", "fail", str(exc), sec["package.starts"]))
+            return items
+        name = (started.server_info or {}).get("name")
+        evidence = f"serverInfo.name {name!r}, ACP {started.capability.get('version')}, {len(started.tools)} tools: {', '.join(started.tools)}."
+        if manifest is not None and name != manifest.get("id"):
+            items.append(Item("package.starts", "fail", f"serverInfo.name {name!r} differs from acp.json id {manifest.get('id')!r} (8.4).", sec["package.starts"]))
+        else:
+            items.append(Item("package.starts", "pass", evidence, sec["package.starts"]))
+        if quick:
+            return items
+        if folder is not None and manifest is not None:
+            items.append(await _http_item(folder, manifest, run_env, timeout))
+        else:
+            items.append(Item("package.http_mode", "n/a", "no acp.json (command or URL target).", sec["package.http_mode"]))
+        items.extend(await _kit_items(launch, folder, credentials=credentials, config=config, resource_id=resource_id,
+                                      sample_calls=sample_calls, env=env))
+        if before is not None:
+            after = _snapshot(folder)
+            changed = sorted(set(before.items()) ^ set(after.items()))
+            paths = sorted({p for p, _ in changed})
+            items.append(Item("package.read_only_folder", "fail" if paths else "pass",
+                              f"written inside the folder: {', '.join(paths[:10])}" if paths
+                              else f"{len(before)} files unchanged after every probe.", sec["package.read_only_folder"]))
+        else:
+            items.append(Item("package.read_only_folder", "n/a", "no server folder to watch.", sec["package.read_only_folder"]))
+    return items
+
+
+async def _kit_items(launch: Launch, folder: Path | None, **kwargs: Any) -> list[Item]:
+    """The 14.2 protocol items from the core's conformance kit."""
+    try:
+        from analytics_acp.kit import arun_checklist
+    except ImportError as exc:
+        return [Item("kit", "fail", f"The core's conformance kit is not available ({exc}); only the package items ran.", "14.2")]
+    results = await arun_checklist(launch.command, url=launch.url, token=launch.token,
+                                   cwd=str(launch.cwd) if launch.cwd else None, package_dir=folder, **kwargs)
+    return [Item(r.item, r.status, r.evidence, r.section) for r in results]
+
+
+def run_check(target: Target, **kwargs: Any) -> list[Item]:
+    """:func:`arun_check` from synchronous code."""
+    return anyio.run(lambda: arun_check(target, **kwargs))
+
+
+def failed(items: list[Item]) -> list[Item]:
+    """The failing items."""
+    return [i for i in items if i.status == "fail"]
+
+
+def to_json(items: list[Item]) -> str:
+    """Machine form (``--json``)."""
+    return json.dumps({"ok": not failed(items), "items": [asdict(i) for i in items]}, indent=2, ensure_ascii=False)
+

@@ -1,0 +1,198 @@
+"""Start a server exactly as its acp.json says (13.2, 13.3) and run the quick probe on it.
+
+The quick probe is what install (13.1.1 step 3) and the build's verification need: the server
+starts, announces ``capabilities.experimental.acp`` and answers tools/list (the build also
+requires the reserved tools autocontext/autocontext_data, 7.2/7.3).
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import anyio
+
+from .manifest import PYTHON_COMMANDS, ManifestError, transport_problems
+
+RESERVED_TOOLS = ("autocontext", "autocontext_data")
+
+
+@dataclass
+class Launch:
+    """How to reach one server: a stdio command (with cwd) or an HTTP URL (+ token)."""
+
+    command: list[str] | None = None
+    cwd: Path | None = None
+    url: str | None = None
+    token: str | None = None
+    env: dict[str, str] = field(default_factory=dict)
+
+    def describe(self) -> str:
+        """Human form for logs and evidence."""
+        return self.url or " ".join(self.command or [])
+
+
+def resolve_command(command: str, folder: Path) -> str:
+    """13.2: a command inside the folder runs from there; ``python`` is this interpreter; else PATH."""
+    if command in PYTHON_COMMANDS:
+        return sys.executable
+    local = Path(folder) / command
+    if ("/" in command or "\\" in command) and not Path(command).is_absolute():
+        return str(local.resolve())
+    if local.is_file():
+        return str(local.resolve())
+    return shutil.which(command) or command
+
+
+def stdio_launch(folder: Path, manifest: dict[str, Any], *, http_args: bool = False) -> Launch:
+    """The process acp.json describes; ``http_args`` uses ``http.args`` instead of ``transport.args``."""
+    transport = manifest.get("transport")
+    problems = transport_problems(transport)
+    if problems:
+        raise ManifestError("acp.json: " + "; ".join(problems) + " (13.2).")
+    if transport["type"] == "http":
+        headers = transport.get("headers") or {}
+        auth = str(headers.get("Authorization", ""))
+        token = auth[7:].strip() if auth.lower().startswith("bearer ") else None
+        return Launch(url=transport["url"], token=token)
+    args = list(transport.get("args") or [])
+    if http_args:
+        http = manifest.get("http")
+        if not isinstance(http, dict) or not isinstance(http.get("args"), list):
+            raise ManifestError("acp.json has no http.args to start the server in HTTP mode (13.2).")
+        args = list(http["args"])
+    folder = Path(folder).resolve()
+    return Launch(command=[resolve_command(transport["command"], folder), *map(str, args)], cwd=folder)
+
+
+def free_port() -> int:
+    """A free loopback TCP port."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def with_port(args: list[str], port: int) -> list[str]:
+    """``args`` with the value after ``--port`` replaced (or ``--port N`` appended)."""
+    out = list(args)
+    for i, arg in enumerate(out):
+        if arg == "--port" and i + 1 < len(out):
+            out[i + 1] = str(port)
+            return out
+        if arg.startswith("--port="):
+            out[i] = f"--port={port}"
+            return out
+    return [*out, "--port", str(port)]
+
+
+@asynccontextmanager
+async def spawn_http(launch: Launch, *, env: dict[str, str] | None = None, timeout: float = 60.0) -> AsyncIterator[Launch]:
+    """Start a local HTTP-mode server on a free port with a fresh ACP_HTTP_TOKEN; yield its URL launch."""
+    port = free_port()
+    token = secrets.token_urlsafe(16)
+    command = with_port(launch.command or [], port)
+    proc_env = {**os.environ, **(env or {}), "ACP_PORT": str(port), "ACP_HTTP_TOKEN": token}
+    with tempfile.TemporaryFile() as errlog:
+        proc = subprocess.Popen(command, cwd=launch.cwd, env=proc_env, stdin=subprocess.DEVNULL,
+                                stdout=subprocess.DEVNULL, stderr=errlog)
+        try:
+            deadline = time.monotonic() + timeout
+            while True:
+                if proc.poll() is not None:
+                    errlog.seek(0)
+                    tail = errlog.read().decode("utf-8", "replace")[-800:]
+                    raise ServerFailed(f"The HTTP server exited with status {proc.returncode}. {tail}".strip())
+                try:
+                    with socket.create_connection(("127.0.0.1", port), timeout=0.5):
+                        break
+                except OSError:
+                    if time.monotonic() > deadline:
+                        raise ServerFailed(f"The HTTP server did not listen on port {port} within {timeout:.0f} s.") from None
+                    await anyio.sleep(0.1)
+            yield Launch(url=f"http://127.0.0.1:{port}/mcp", token=token)
+        finally:
+            proc.terminate()
+            try:
+                proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+
+
+class ServerFailed(RuntimeError):
+    """The server did not start, did not announce ACP or did not answer tools/list."""
+
+
+@dataclass
+class ProbeResult:
+    """What the quick probe saw."""
+
+    capability: dict[str, Any] | None
+    server_info: dict[str, Any]
+    tools: list[str]
+
+
+def _flatten(exc: BaseException) -> str:
+    if isinstance(exc, BaseExceptionGroup):
+        return "; ".join(_flatten(e) for e in exc.exceptions)
+    text = str(exc) or type(exc).__name__
+    return f"{type(exc).__name__}: {text}" if text != type(exc).__name__ else text
+
+
+async def probe(launch: Launch, *, env: dict[str, str] | None = None, timeout: float = 60.0,
+                require_reserved: bool = True) -> ProbeResult:
+    """Connect as an ACP host, require the ACP capability and tools/list (and the reserved tools)."""
+    from analytics_acp.host import AcpClient
+
+    with tempfile.TemporaryFile(mode="w+", encoding="utf-8") as errlog:
+        try:
+            with anyio.fail_after(timeout):
+                if launch.url:
+                    cm = AcpClient.http(launch.url, token=launch.token)
+                else:
+                    cm = AcpClient.stdio(launch.command, env={**os.environ, **(env or {})},
+                                         cwd=str(launch.cwd) if launch.cwd else None, errlog=errlog)
+                async with cm as client:
+                    result = ProbeResult(client.server_capability, client.server_info,
+                                         [t["name"] for t in await client.list_tools()])
+        except TimeoutError:
+            raise ServerFailed(f"The server did not answer within {timeout:.0f} s.{_tail(errlog)}") from None
+        except ServerFailed:
+            raise
+        except BaseException as exc:  # noqa: BLE001 - a broken server can fail in any way
+            if isinstance(exc, KeyboardInterrupt | SystemExit):
+                raise
+            raise ServerFailed(f"The server failed to start or answer: {_flatten(exc)}.{_tail(errlog)}") from None
+    if result.capability is None:
+        raise ServerFailed("The server does not announce capabilities.experimental.acp (4.2); it is not an ACP server.")
+    if require_reserved:
+        missing = [t for t in RESERVED_TOOLS if t not in result.tools]
+        if missing:
+            raise ServerFailed(f"tools/list lacks the reserved tools {', '.join(missing)} (7.2, 7.3).")
+    return result
+
+
+def _tail(errlog) -> str:
+    try:
+        errlog.flush()
+        errlog.seek(0)
+        text = errlog.read().strip()
+    except (OSError, ValueError):
+        return ""
+    return f" Server stderr: {text[-800:]}" if text else ""
+
+
+def probe_sync(launch: Launch, **kwargs: Any) -> ProbeResult:
+    """:func:`probe` from synchronous code."""
+    return anyio.run(lambda: probe(launch, **kwargs))

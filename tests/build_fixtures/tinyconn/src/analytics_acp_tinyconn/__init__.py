@@ -1,0 +1,1 @@
+"""Tiny connector for the build tests."""
