@@ -7,7 +7,6 @@
 // and the server -> client `acp/read_table` request answered by a zod-validated handler (8.8).
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { McpError } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 
 const command = JSON.parse(process.env.ACP_SERVER_COMMAND ?? '["analytics-acp", "serve", "example"]');
@@ -64,7 +63,10 @@ client.setRequestHandler(ReadTableRequestSchema, async (request) => {
   report.readTableRequests.push(request.params);
   const table = HOST_TABLES[request.params.ref];
   if (!table) {
-    throw new McpError(-32021, `Host table ${request.params.ref} does not exist. Pass the id of a dataset.`);
+    // A JSON-RPC error with the ACP code (8.8); a plain Error keeps the message free of McpError's prefix.
+    throw Object.assign(new Error(`Host table ${request.params.ref} does not exist. Pass the id of a dataset.`), {
+      code: -32021,
+    });
   }
   return table;
 });
