@@ -195,6 +195,11 @@ def _handler(site: Site):
             elif path == "/g/collect":
                 site.hits.append({"method": "GET", "query": parts.query, "body": ""})
                 self._send("", status=204)
+            elif path == "/many":
+                n = int(query.get("n", ["60"])[0])
+                self._send("<html><head><title>Many</title><script>window.dataLayer = window.dataLayer || [];"
+                           f"for (var i = 0; i < {n}; i++) dataLayer.push({{event: 'tick_' + i, long: 'x'.repeat(200)}});"
+                           "</script></head><body>many</body></html>")
             elif path == "/missing":
                 self._send("<html><head><title>Not found</title></head><body>404</body></html>", status=404)
             else:

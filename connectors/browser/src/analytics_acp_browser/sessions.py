@@ -140,6 +140,8 @@ class SessionPool:
         self.sessions: dict[str, Session] = {}
         self._evicted: set[str] = set()
         self.origins: dict[str, float] = {}
+        self._idle_timeout_s: float = 900
+        self._reaper: asyncio.Task | None = None
 
     # --- browser ----------------------------------------------------------------------------
     async def browser(self, settings: Settings, warnings: list[str]) -> Any:
@@ -202,7 +204,10 @@ class SessionPool:
     async def acquire(self, key: str | None, settings: Settings, access: Access, start_url: str | None,
                       warnings: list[str]) -> Session:
         """The conversation's session (created when missing or stale); call ``release`` after use."""
+        self._idle_timeout_s = settings.idle_timeout_s
         await self.reap(settings.idle_timeout_s)
+        if self._reaper is None or self._reaper.done():
+            self._reaper = asyncio.ensure_future(self._reap_forever())
         browser = await self.browser(settings, warnings)
         fingerprint = f"{settings.context_options()}|{access.fingerprint()}"
         session = self.sessions.get(key) if key else None
@@ -298,6 +303,15 @@ class SessionPool:
             await self._close(self.sessions.pop(key))
         return len(stale)
 
+    async def _reap_forever(self) -> None:
+        # Idle contexts close even when no call arrives (each holds renderer memory).
+        while True:
+            await asyncio.sleep(max(5.0, min(60.0, self._idle_timeout_s / 4)))
+            try:
+                await self.reap(self._idle_timeout_s)
+            except Exception:
+                pass
+
     async def _close(self, session: Session) -> None:
         session.closed = True
         try:
@@ -307,6 +321,8 @@ class SessionPool:
 
     async def shutdown(self) -> None:
         """Close everything (connector_shutdown)."""
+        if self._reaper is not None:
+            self._reaper.cancel()
         await self._close_browser()
         if self._pw is not None:
             try:
