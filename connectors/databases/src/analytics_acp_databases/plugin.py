@@ -44,3 +44,13 @@ def normalize_resource_id(resource_id, ctx):
     from .resource_ids import normalize
 
     return normalize(resource_id, ctx)
+
+
+@hookimpl
+def connector_shutdown():
+    """Dispose pooled connections when the server stops (only if any engine was ever made)."""
+    import sys
+
+    engines = sys.modules.get("analytics_acp_databases.engines")
+    if engines is not None:
+        engines.dispose_all()

@@ -102,7 +102,7 @@ def _pg_type(oid: int) -> str | None:
 
 def inferred_types(tree: exp.Expression | None, schema: dict[str, Any], dialect: str | None, count: int) -> list[str | None]:
     """Types sqlglot infers for the projections over ``schema`` ({table: {column: type}} nested by db/schema)."""
-    if tree is None or not schema:
+    if tree is None:
         return [None] * count
     try:
         mapping = MappingSchema(schema, dialect=dialect)
