@@ -92,3 +92,15 @@ def test_bridge_query_authorizer_blocks_what_the_parser_misses(store):
 def test_bridge_query_unknown_table_lists_datasets(store):
     with pytest.raises(InvalidArguments, match="ventas_x"):
         own_tools.query(store, "SELECT * FROM nope")
+
+
+def test_bridge_query_typed_load_of_booleans_nulls_and_text(tmp_path):
+    s = DatasetStore(tmp_path)
+    headers = [{"name": "ok", "type": "boolean"}, {"name": "n", "type": "integer"}, {"name": "x", "type": "number"},
+               {"name": "cp", "type": "string"}]
+    rows = [{"ok": True, "n": 10, "x": 1.5, "cp": "08001"}, {"ok": False, "n": None, "x": None, "cp": ""},
+            {"ok": None, "n": 2, "x": 2.0, "cp": "28013"}]
+    s.write_dataset("typed", headers, iter(rows), {"origin": "acp"})
+    response, _ = own_tools.query(s, "SELECT SUM(ok) AS oks, COUNT(ok) AS known, SUM(n) AS n, typeof(MAX(n)) AS t, "
+                                     "SUM(x) AS x, COUNT(cp) AS cps, MIN(cp) AS first_cp FROM typed")
+    assert response["rows"] == [{"oks": 1, "known": 2, "n": 12, "t": "integer", "x": 3.5, "cps": 2, "first_cp": "08001"}]

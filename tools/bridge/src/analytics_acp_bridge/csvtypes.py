@@ -13,6 +13,8 @@ import json
 import math
 from typing import Any
 
+# Types the csv module would not write the 16.6 way (True -> "True", dicts as Python repr).
+SPECIAL_TYPES = frozenset({bool, dict, list, tuple})
 TYPES = ("integer", "number", "boolean", "date", "datetime", "string")
 SQLITE_TYPES = {"integer": "INTEGER", "number": "REAL", "boolean": "INTEGER"}
 
@@ -153,13 +155,3 @@ def parse(text: str, kind: str) -> Any:
     except ValueError:
         return text
     return text
-
-
-def sqlite_value(text: str, kind: str) -> Any:
-    """A CSV cell as the value stored in a typed SQLite column (booleans as 0/1)."""
-    value = parse(text, kind)
-    if isinstance(value, bool):
-        return int(value)
-    if isinstance(value, dict | list):
-        return json.dumps(value, ensure_ascii=False)
-    return value

@@ -87,6 +87,14 @@ def _quote(name: str) -> str:
     return '"' + name.replace('"', '""') + '"'
 
 
+def _cell_sql(index: int, kind: str) -> str:
+    """SQL for one inserted CSV cell: empty is NULL, booleans become 0/1; SQLite's column affinity
+    turns numeric text into INTEGER/REAL values, so rows go in without per-cell Python work."""
+    if kind == "boolean":
+        return f"CASE lower(?{index}) WHEN 'true' THEN 1 WHEN 'false' THEN 0 ELSE NULLIF(?{index}, '') END"
+    return f"NULLIF(?{index}, '')"
+
+
 def _load(conn: sqlite3.Connection, store: DatasetStore, dataset: Dataset) -> None:
     """Create the dataset's typed table and stream its rows in."""
     headers = dataset.headers
@@ -94,15 +102,14 @@ def _load(conn: sqlite3.Connection, store: DatasetStore, dataset: Dataset) -> No
         f"{_quote(h['name'])} {csvtypes.SQLITE_TYPES.get(h.get('type', 'string'), 'TEXT')}" for h in headers
     )
     conn.execute(f"CREATE TABLE {_quote(dataset.id)} ({columns})")
-    kinds = [h.get("type", "string") for h in headers]
     width = len(headers)
-    marks = ", ".join("?" * width)
-    insert = f"INSERT INTO {_quote(dataset.id)} VALUES ({marks})"
-    value = csvtypes.sqlite_value
-    batch: list[list[Any]] = []
+    cells = ", ".join(_cell_sql(i + 1, h.get("type", "string")) for i, h in enumerate(headers))
+    insert = f"INSERT INTO {_quote(dataset.id)} VALUES ({cells})"
+    batch: list[list[str]] = []
     for row in store.iter_cells(dataset):
-        cells = (row + [""] * width)[:width]
-        batch.append([value(text, kind) for text, kind in zip(cells, kinds, strict=True)])
+        if len(row) != width:
+            row = (row + [""] * width)[:width]
+        batch.append(row)
         if len(batch) >= BATCH:
             conn.executemany(insert, batch)
             batch.clear()

@@ -146,9 +146,13 @@ class DatasetStore:
             with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
                 writer = csv.writer(handle, lineterminator="\r\n")  # RFC 4180: CRLF, minimal quoting
                 writer.writerow(names)
-                cell = csvtypes.cell
+                cell, special, write = csvtypes.cell, csvtypes.SPECIAL_TYPES, writer.writerow
                 for row in rows:
-                    writer.writerow([cell(row.get(name)) for name in names])
+                    values = list(map(row.get, names))
+                    # csv already writes str/int/float/None as 16.6 wants; only bools and JSON need help.
+                    if not special.isdisjoint(map(type, values)):
+                        values = [cell(v) for v in values]
+                    write(values)
                     count += 1
             if count == 0:
                 os.unlink(tmp_csv)
