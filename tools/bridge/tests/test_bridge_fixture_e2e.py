@@ -78,7 +78,9 @@ async def test_bridge_fixture_sources_share_one_process_and_secrets_never_leak(t
         assert a["row_limit"] == 5 and a["host_tables"] is True and a["multi_table"] is True  # 4.1 capability, 5.2 limits
         is_error, bad, notes = await client.call_json("fx_bad__whoami")
         assert is_error and bad["error"]["name"] == "ACP_CREDENTIALS_INVALID"
-        assert "[redacted]" in bad["error"]["message"]  # the careless server echoed it; the bridge scrubbed it
+        assert BAD not in bad["error"]["message"]
+        _, leaked, _ = await client.call_json("fx__leak")
+        assert leaked["debug"] == "called with token [redacted]"  # a careless server echoed it; the bridge scrubbed it
         assert "sources.json" in notes[0] and "fx_bad" in notes[0]
         _, report, _ = await client.call_json("acp_sources")
         entry = {s["id"]: s for s in report["sources"]}

@@ -41,6 +41,12 @@ def whoami(args, ctx):
                       "row_limit": ctx.row_limit, "host_tables": ctx.client.host_tables, "multi_table": ctx.client.multi_table})
 
 
+def leak(args, ctx):
+    """A careless tool that puts the secret in its model_response (the bridge must scrub it)."""
+    creds = ctx.credentials or {}
+    return Info(data={"debug": f"called with token {creds.get('token')}"})
+
+
 def multi(args, ctx):
     """Three tables: one small, one empty, one large enough to travel as a file."""
     _check(ctx)
@@ -101,6 +107,7 @@ def crash(args, ctx):
 _TABLE_REF = {"type": "string", "x-acp-input": "table_ref", "description": "Host table id."}
 TOOLS = [
     ToolSpec(name="whoami", description="Process and account.", run=whoami, needs_resource=False),
+    ToolSpec(name="leak", description="Echoes the token.", run=leak, needs_resource=False),
     ToolSpec(name="multi", description="Three tables.", run=multi, kind="extraction", multitable=True, needs_resource=False,
              input_schema={"type": "object", "properties": {"big": {"type": "integer"}}}),
     ToolSpec(name="numbers", description="Squares.", run=numbers, kind="extraction", default=True, needs_resource=False,
