@@ -87,12 +87,15 @@ def load_connector(connector: str | ModuleType, *, extensions: bool = True) -> L
         module, name = connector, connector.__name__
     else:
         table = available_connectors()
-        target = table.get(connector, connector if "." in connector or ":" in connector else None)
-        if target is None:
+        target = table.get(connector, connector)  # an installed id, else a plugin module path
+        try:
+            module = importlib.import_module(target.split(":")[0])
+        except ModuleNotFoundError as exc:
+            if exc.name != target.split(":")[0].split(".")[0] and connector in table:
+                raise
             raise ConnectorNotFound(
                 f"No connector named {connector!r}. Installed: {', '.join(table) or 'none'}."
-            )
-        module = importlib.import_module(target.split(":")[0])
+            ) from None
         name = connector
     pm.register(module, name=f"connector:{name}")
     if extensions:

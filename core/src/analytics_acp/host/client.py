@@ -52,10 +52,6 @@ class _OpenResult(types.Result):
     model_config = ConfigDict(extra="allow")
 
 
-class _AnyRequest(types.Request[_Open, str]):
-    """A request with any method name (ACP's custom methods)."""
-
-
 class _HostDispatcher(JSONRPCDispatcher):
     """Routes the server's ``acp/read_table`` to the host's resolver; everything else to the SDK."""
 
@@ -236,12 +232,12 @@ class AcpClient:
 
     async def raw_request(self, method: str, params: dict[str, Any] | None = None) -> dict[str, Any]:
         """Send any JSON-RPC request; JSON-RPC errors raise ProtocolError."""
-        req = _AnyRequest(method=method, params=_Open(**(params or {})))
+        # Straight to the dispatcher: the typed path drops None values, and acp/configure needs
+        # an explicit ``credentials: null`` to clear a session's credentials (5.1).
         try:
-            result = await self.session.send_request(req, _OpenResult)
+            return await self.session._dispatcher.send_raw_request(method, dict(params or {}), None)
         except MCPError as exc:
             raise ProtocolError(exc.code, exc.message, exc.data) from None
-        return result.model_dump(by_alias=True, mode="json", exclude_none=False)
 
     async def configure(self, **params: Any) -> dict[str, Any]:
         """acp/configure (5.1): returns ``{ok, effective}``; invalid input raises ProtocolError."""

@@ -1,0 +1,160 @@
+"""Setup schemas (5.5): validate credentials and config, check schemas, scrub secrets from text.
+
+Messages name the field and the rule, never the value (5.5.3: no secret values in messages).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable
+from typing import Any
+
+from .errors import CredentialsInvalid, InvalidArguments
+
+_PRIMITIVES = {"string", "number", "integer", "boolean"}
+_SECRET_NAME = re.compile(r"(pass(word)?|secret|token|private_key|api_key|apikey|service_account|credential)", re.I)
+_URL_PASSWORD = re.compile(r"(?P<scheme>[a-zA-Z][a-zA-Z0-9+.\-]*://)(?P<user>[^:/@\s]*):(?P<pw>[^@/\s]+)@")
+
+
+def _variants(schema: dict[str, Any]) -> list[dict[str, Any]]:
+    return list(schema["oneOf"]) if "oneOf" in schema else [schema]
+
+
+def _discriminator(variant: dict[str, Any]) -> tuple[str, Any] | None:
+    for key, prop in (variant.get("properties") or {}).items():
+        if isinstance(prop, dict) and "const" in prop:
+            return key, prop["const"]
+    return None
+
+
+def _problems(variant: dict[str, Any], values: dict[str, Any]) -> list[str]:
+    """Rule violations of a flat object schema, worded without the values."""
+    import jsonschema
+
+    validator = jsonschema.Draft202012Validator({**variant, "additionalProperties": True})
+    out = []
+    for error in sorted(validator.iter_errors(values), key=lambda e: list(e.path)):
+        field = ".".join(str(p) for p in error.absolute_path)
+        v, rule = error.validator, error.validator_value
+        if v == "required":
+            missing = [m for m in rule if m not in values]
+            out.append(f"missing required field(s) {', '.join(missing)}")
+        elif v == "type":
+            out.append(f"{field} must be of type {rule}")
+        elif v == "enum":
+            out.append(f"{field} must be one of {', '.join(map(str, rule))}")
+        elif v == "const":
+            out.append(f"{field} has an unexpected value")
+        elif v in ("minLength", "maxLength", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"):
+            out.append(f"{field} must respect {v} {rule}")
+        else:
+            out.append(f"{field or 'value'} does not match the schema ({v})")
+    for key, prop in (variant.get("properties") or {}).items():
+        if isinstance(prop, dict) and prop.get("contentMediaType") == "application/json" and isinstance(values.get(key), str):
+            try:
+                json.loads(values[key])
+            except json.JSONDecodeError:
+                out.append(f"{key} must contain valid JSON")
+    return out
+
+
+def _choose_variant(schema: dict[str, Any], values: dict[str, Any]) -> dict[str, Any]:
+    variants = _variants(schema)
+    if len(variants) == 1 and "oneOf" not in schema:
+        return variants[0]
+    options = []
+    for variant in variants:
+        disc = _discriminator(variant)
+        if disc is None:
+            continue
+        key, const = disc
+        options.append(str(const))
+        if values.get(key) == const:
+            return variant
+    raise CredentialsInvalid(
+        f"The credentials do not match any accepted variant (type must be one of {', '.join(options)}). "
+        "Ask the user to check the source credentials."
+    )
+
+
+def validate_credentials(schema: dict[str, Any], credentials: dict[str, Any]) -> dict[str, Any]:
+    """Validate credentials against credentials_schema (oneOf by const discriminator); ACP_CREDENTIALS_INVALID."""
+    if not isinstance(credentials, dict):
+        raise CredentialsInvalid("The credentials must be an object. Ask the user to check the source credentials.")
+    variant = _choose_variant(schema, credentials)
+    problems = _problems(variant, credentials)
+    if problems:
+        raise CredentialsInvalid(
+            "The credentials are not valid: " + "; ".join(problems) + ". Ask the user to fix the source credentials."
+        )
+    return credentials
+
+
+def validate_config(schema: dict[str, Any] | None, config: dict[str, Any]) -> dict[str, Any]:
+    """Validate config against config_schema, filling schema defaults; ACP_INVALID_ARGUMENTS on failure."""
+    if not isinstance(config, dict):
+        raise InvalidArguments("config must be an object.")
+    if not schema:
+        return dict(config)
+    filled = dict(config)
+    for key, prop in (schema.get("properties") or {}).items():
+        if key not in filled and isinstance(prop, dict) and "default" in prop:
+            filled[key] = prop["default"]
+    problems = _problems(schema, filled)
+    if problems:
+        raise InvalidArguments("The source configuration is not valid: " + "; ".join(problems) + ".")
+    return filled
+
+
+def secret_paths(schema: dict[str, Any]) -> set[str]:
+    """Names of writeOnly (secret) fields across every variant."""
+    out = set()
+    for variant in _variants(schema):
+        for key, prop in (variant.get("properties") or {}).items():
+            if isinstance(prop, dict) and prop.get("writeOnly"):
+                out.add(key)
+    return out
+
+
+def redact(value: str, secrets: Iterable[str]) -> str:
+    """Replace every occurrence of each secret (and any URL password) with ***."""
+    text = _URL_PASSWORD.sub(lambda m: f"{m.group('scheme')}{m.group('user')}:***@", str(value))
+    for secret in sorted({s for s in secrets if s}, key=len, reverse=True):
+        text = text.replace(secret, "***")
+    return text
+
+
+def check_setup_schema(schema: dict[str, Any], *, allow_one_of: bool) -> list[str]:
+    """Problems that break 5.5.1 / 14.2: nested fields, missing titles, secrets without writeOnly, bad variants."""
+    problems: list[str] = []
+    if not isinstance(schema, dict):
+        return ["schema must be an object"]
+    if "oneOf" in schema:
+        if not allow_one_of:
+            return ["oneOf is only allowed in credentials_schema (5.5.1)"]
+        for i, variant in enumerate(schema["oneOf"]):
+            if not variant.get("title"):
+                problems.append(f"variant {i} has no title")
+            if _discriminator(variant) is None:
+                problems.append(f"variant {i} has no const discriminator (5.5.2)")
+            problems += [f"variant {i}: {p}" for p in _flat_problems(variant)]
+        return problems
+    if schema.get("type") != "object":
+        problems.append('schema type must be "object"')
+    return problems + _flat_problems(schema)
+
+
+def _flat_problems(schema: dict[str, Any]) -> list[str]:
+    out = []
+    for key, prop in (schema.get("properties") or {}).items():
+        if not isinstance(prop, dict):
+            out.append(f"{key}: property must be an object")
+            continue
+        if prop.get("type") not in _PRIMITIVES and "const" not in prop:
+            out.append(f"{key}: type must be string, number, integer or boolean (no nested objects or arrays)")
+        if "const" not in prop and not prop.get("title"):
+            out.append(f"{key}: missing title")
+        if _SECRET_NAME.search(key) and "const" not in prop and not prop.get("writeOnly"):
+            out.append(f"{key}: looks secret but is not writeOnly")
+    return out
