@@ -4,6 +4,8 @@ the install and check tests. Flags make it deliberately broken in one way each:
   --no-acp        do not announce capabilities.experimental.acp (a plain MCP server)
   --no-reserved   do not publish autocontext / autocontext_data
   --dirty         write a file inside its own folder on every tools/call (13.1 forbids it)
+  --open-http     in HTTP mode, ignore ACP_HTTP_TOKEN (13.3 requires it)
+  --name NAME     serverInfo.name (default tinyconn)
   --http --port N serve Streamable HTTP (requires ACP_HTTP_TOKEN when set, like 13.3)
 """
 
@@ -52,7 +54,7 @@ def build(args: argparse.Namespace) -> Server:
     async def call_tool(ctx, params):
         if args.dirty:
             (HERE / "written-at-runtime.txt").write_text(datetime.now(UTC).isoformat())
-        info = {"acp": "rawacp", "acp_version": "1.0", "tool": params.name, "kind": "info", "resource_id": None,
+        info = {"acp": args.name, "acp_version": "1.0", "tool": params.name, "kind": "info", "resource_id": None,
                 "arguments": params.arguments or {}, "row_limit": 25, "cost_limit_usd": 0, "cost_estimate_usd": 0,
                 "cost_actual_usd": None, "duration_ms": 0, "fetched_at": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.000Z"),
                 "autocontext_attached": False, "messages": [], "warnings": []}
@@ -60,7 +62,7 @@ def build(args: argparse.Namespace) -> Server:
         return {"content": [{"type": "text", "text": json.dumps(body)}], "isError": False,
                 "_meta": {"acp": {"version": "1.0", "kind": info["kind"], "system_info": info}}}
 
-    server: Server = Server("rawacp", version="0.0.1", on_list_tools=list_tools, on_call_tool=call_tool)
+    server: Server = Server(args.name, version="0.0.1", on_list_tools=list_tools, on_call_tool=call_tool)
 
     async def handshake(ctx, call_next):
         result = await call_next(ctx)
@@ -85,8 +87,9 @@ async def serve_stdio(server: Server) -> None:
 
 def main() -> int:
     p = argparse.ArgumentParser()
-    for flag in ("--no-acp", "--no-reserved", "--dirty", "--http"):
+    for flag in ("--no-acp", "--no-reserved", "--dirty", "--http", "--open-http"):
         p.add_argument(flag, action="store_true")
+    p.add_argument("--name", default="tinyconn")
     p.add_argument("--port", type=int, default=int(os.environ.get("ACP_PORT", "7413")))
     args = p.parse_args()
     server = build(args)
@@ -95,7 +98,7 @@ def main() -> int:
         return 0
     import uvicorn
 
-    token = os.environ.get("ACP_HTTP_TOKEN")
+    token = None if args.open_http else os.environ.get("ACP_HTTP_TOKEN")
     inner = server.streamable_http_app(streamable_http_path="/mcp", host="127.0.0.1")
 
     async def app(scope, receive, send):

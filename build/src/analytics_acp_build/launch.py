@@ -141,6 +141,7 @@ class ProbeResult:
     capability: dict[str, Any] | None
     server_info: dict[str, Any]
     tools: list[str]
+    autocontext_data_error: str | None = None
 
 
 def _flatten(exc: BaseException) -> str:
@@ -151,8 +152,11 @@ def _flatten(exc: BaseException) -> str:
 
 
 async def probe(launch: Launch, *, env: dict[str, str] | None = None, timeout: float = 60.0,
-                require_reserved: bool = True) -> ProbeResult:
-    """Connect as an ACP host, require the ACP capability and tools/list (and the reserved tools)."""
+                require_reserved: bool = True, call_autocontext_data: bool = False) -> ProbeResult:
+    """Connect as an ACP host, require the ACP capability and tools/list (and the reserved tools).
+
+    ``call_autocontext_data`` also calls it without credentials (7.2: it must answer without them).
+    """
     from analytics_acp.host import AcpClient
 
     with tempfile.TemporaryFile(mode="w+", encoding="utf-8") as errlog:
@@ -166,6 +170,9 @@ async def probe(launch: Launch, *, env: dict[str, str] | None = None, timeout: f
                 async with cm as client:
                     result = ProbeResult(client.server_capability, client.server_info,
                                          [t["name"] for t in await client.list_tools()])
+                    if call_autocontext_data and result.capability is not None and "autocontext_data" in result.tools:
+                        answer = await client.call_tool("autocontext_data", {})
+                        result.autocontext_data_error = answer.text[:300] if answer.is_error else None
         except TimeoutError:
             raise ServerFailed(f"The server did not answer within {timeout:.0f} s.{_tail(errlog)}") from None
         except ServerFailed:
@@ -180,6 +187,8 @@ async def probe(launch: Launch, *, env: dict[str, str] | None = None, timeout: f
         missing = [t for t in RESERVED_TOOLS if t not in result.tools]
         if missing:
             raise ServerFailed(f"tools/list lacks the reserved tools {', '.join(missing)} (7.2, 7.3).")
+    if result.autocontext_data_error:
+        raise ServerFailed(f"autocontext_data without credentials answered an error (7.2): {result.autocontext_data_error}")
     return result
 
 
