@@ -39,6 +39,12 @@ def scenario_results(out_dir: Path) -> dict[str, dict]:
     return results
 
 
+def regressions(baseline: dict, results: dict[str, dict]) -> dict[str, list[str]]:
+    """Baseline-passing scenarios that failed or did not run, with their failed checks."""
+    return {s: results.get(s, {"failures": ["did not run"]})["failures"]
+            for s in baseline["passing"] if not results.get(s, {}).get("passed")}
+
+
 @pytest.fixture(scope="module")
 def conformance(tmp_path_factory):
     acp_external.require_npm_clients()
@@ -56,9 +62,8 @@ def test_baseline_scenarios_still_pass(conformance):
     baseline = json.loads(BASELINE.read_text())
     results = conformance["results"]
     assert results, f"the suite produced no results (log: {conformance['log']})"
-    regressions = {s: results.get(s, {"failures": ["did not run"]})["failures"]
-                   for s in baseline["passing"] if not results.get(s, {}).get("passed")}
-    assert not regressions, f"conformance regressions (full log: {conformance['log']}): {regressions}"
+    found = regressions(baseline, results)
+    assert not found, f"conformance regressions (full log: {conformance['log']}): {found}"
 
 
 def test_every_scenario_is_classified(conformance):
@@ -75,3 +80,17 @@ def test_baseline_covers_the_tools_only_core(conformance):
     baseline = json.loads(BASELINE.read_text())
     assert {"server-initialize", "ping", "tools-list", "dns-rebinding-protection"} <= set(baseline["passing"])
     assert all(reason.strip() for reason in baseline["expected_failures"].values())
+
+
+def test_regression_detection_on_recorded_results(tmp_path):
+    # The parser and the rule on a hand-made results folder (the suite's own layout).
+    for name, statuses in {"server-ping-2026-01-01T10-00-00-000Z": ["SUCCESS"],
+                           "server-tools-list-2026-01-01T10-00-01-000Z": ["SUCCESS", "FAILURE"],
+                           "server-server-initialize-2026-01-01T10-00-02-000Z": ["SUCCESS", "WARNING"]}.items():
+        (tmp_path / name).mkdir()
+        checks = [{"id": f"c{i}", "status": st, "errorMessage": "boom"} for i, st in enumerate(statuses)]
+        (tmp_path / name / "checks.json").write_text(json.dumps(checks))
+    results = scenario_results(tmp_path)
+    assert {s: r["passed"] for s, r in results.items()} == {"ping": True, "tools-list": False, "server-initialize": True}
+    baseline = {"passing": ["ping", "tools-list", "dns-rebinding-protection"]}
+    assert regressions(baseline, results) == {"tools-list": ["c1: boom"], "dns-rebinding-protection": ["did not run"]}

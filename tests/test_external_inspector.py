@@ -20,15 +20,18 @@ INSPECTOR = acp_external.NODE_MODULES / "@modelcontextprotocol" / "inspector" / 
 FORWARD_ENV = ("PYTHONPATH", "ANALYTICS_ACP_NETGUARD", "ACP_CACHE_DIR", "ACP_TMP_DIR")
 
 
-def inspector(tmp_path, target, *args):
-    """Run `inspector --cli <target> <args>` with Node 22; returns the parsed JSON it prints."""
+def inspector(tmp_path, target, *args, returncode=0):
+    """Run `inspector --cli <target> <args>` with Node 22; returns the parsed JSON it prints.
+
+    The CLI exits 5 when the tool result has isError (the result is still printed on stdout).
+    """
     acp_external.require_npm_clients()
     env = acp_external.node_env()
     env["MCP_CATALOG_PATH"] = str(tmp_path / "inspector-catalog.json")  # never the user's ~/.mcp-inspector
     forwarded = [] if target[0].startswith("http") else [a for k in FORWARD_ENV if k in env for a in ("-e", f"{k}={env[k]}")]
     proc = subprocess.run([str(acp_external.NODE), str(INSPECTOR), "--cli", *forwarded, *target, *args], capture_output=True,
                           text=True, env=env, cwd=tmp_path, timeout=180)
-    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert proc.returncode == returncode, proc.stderr[-3000:]
     return json.loads(proc.stdout)
 
 
@@ -56,7 +59,7 @@ def test_inspector_call_keeps_result_meta(tmp_path):
 
 def test_inspector_call_error_is_typed(tmp_path):
     result = inspector(tmp_path, acp_external.SERVE_EXAMPLE, "--method", "tools/call",
-                       "--tool-name", "query_orders", "--tool-arg", "resource_id=acct01")
+                       "--tool-name", "query_orders", "--tool-arg", "resource_id=acct01", returncode=5)
     assert result["isError"] is True
     error = json.loads(result["content"][0]["text"])["error"]
     assert error["name"] == "ACP_CREDENTIALS_MISSING"  # a plain client sends no credentials (2.2)

@@ -173,8 +173,8 @@ def _extraction(run: Run, seen: Seen) -> None:
     if (info.get("total_rows"), info.get("returned_rows"), info.get("truncated")) != (total, returned, mr["truncated"]):
         problems.append("system_info totals differ from model_response")
     f.check("results.rows", not problems, f"{seen.label}: {returned}/{total} rows, limit {limit}", f"{seen.label}: {'; '.join(problems)}")
+    # The notice only: ``description`` quotes the request (SQL, filters, names), which may be in any language.
     run.texts.append((f"{seen.label}.notice", mr["notice"]))
-    run.texts.append((f"{seen.label}.description", str(mr.get("description") or "")))
 
 
 def _typed_table(run: Run, label: str, part: dict[str, Any], rows: list[dict[str, Any]]) -> None:

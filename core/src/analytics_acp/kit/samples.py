@@ -30,16 +30,10 @@ async def sample_calls(run: Run, client: Any) -> None:
         meta = run.meta(**{"autocontext_delivered": True, "call_id": f"kit-call-{i}", **sample.meta})
         before = len(run.read_table_calls)
         await run.call(client, sample.tool, args, meta, label=f"sample:{sample.tool}")
-        refs = _table_refs(run, sample.tool)
-        if refs:
-            asked = run.read_table_calls[before:]
-            wanted = [args.get(r) for r in refs if args.get(r)]
-            f.check("results.table_ref", bool(asked) and all(ref in [a for a, _ in asked] for ref in wanted)
-                    and all(cid == meta["call_id"] for _, cid in asked),
-                    f"{sample.tool}: acp/read_table for {wanted} with call_id",
-                    f"{sample.tool}: read_table requests {asked} for arguments {wanted} (call_id {meta['call_id']})")
-        if _writes(run, sample.tool):
+        if _writes(run, sample.tool):  # fenced under the default mode: the host table is read under full
             await _write_rules(run, client, sample, args)
+        else:
+            _check_read_table(run, sample, args, before, meta.get("call_id"))
         if run.kind_of(sample.tool) == "extraction":
             paid_seen |= await _cost(run, client, sample, args)
     model = (run.capability.get("cost") or {}).get("model")
@@ -49,6 +43,19 @@ async def sample_calls(run: Run, client: Any) -> None:
         f.fail("cost.preflight", f"cost model {model} but no sample extraction was refused at cost_limit_usd 0")
     if not any(_table_refs(run, t) for t in run.tools):
         f.not_applicable("results.table_ref", "no table_ref arguments")
+
+
+def _check_read_table(run: Run, sample: Sample, args: dict[str, Any], before: int, call_id: str | None) -> None:
+    """The call asked the host for exactly the refs of its table_ref arguments, with the call_id (8.8)."""
+    refs = _table_refs(run, sample.tool)
+    if not refs:
+        return
+    asked = run.read_table_calls[before:]
+    wanted = [args.get(r) for r in refs if args.get(r)]
+    run.findings.check("results.table_ref", bool(asked) and all(ref in [a for a, _ in asked] for ref in wanted)
+                       and all(cid == call_id for _, cid in asked),
+                       f"{sample.tool}: acp/read_table for {wanted} with call_id",
+                       f"{sample.tool}: read_table requests {asked} for arguments {wanted} (call_id {call_id})")
 
 
 async def _cost(run: Run, client: Any, sample: Sample, args: dict[str, Any]) -> bool:
@@ -79,7 +86,10 @@ async def _write_rules(run: Run, client: Any, sample: Sample, args: dict[str, An
     f.check("results.access_mode", _name(seen) == "ACP_READ_ONLY_VIOLATION", f"{sample.tool}: refused under onlyRead",
             f"{sample.tool} under onlyRead gave {_name(seen) or 'success'}")
     meta["config"] = {**config, "access_mode": "full"}
+    meta["call_id"] = f"kit-write-{sample.tool}"
+    before = len(run.read_table_calls)
     seen = await run.call(client, sample.tool, args, meta, label=f"{sample.tool}[full]")
+    _check_read_table(run, sample, args, before, meta["call_id"])
     f.check("results.access_mode", _name(seen) != "ACP_READ_ONLY_VIOLATION", f"{sample.tool}: allowed under full",
             f"{sample.tool} under full still refused")
 
@@ -95,8 +105,11 @@ async def host_tables_unsupported(run: Run) -> None:
     async with run.connect(capability=capability) as client:
         for sample in samples:
             before = len(run.read_table_calls)
+            meta = run.meta(**sample.meta)
+            if _writes(run, sample.tool):  # let the access mode pass so only host_tables can refuse
+                meta["config"] = {**(meta.get("config") or {}), "access_mode": "full"}
             seen = await run.call(client, sample.tool, run.with_resource(sample.tool, sample.arguments),
-                                  run.meta(**sample.meta), label=f"{sample.tool}[no host_tables]")
+                                  meta, label=f"{sample.tool}[no host_tables]")
             f.check("results.table_ref", _name(seen) == "ACP_HOST_TABLES_UNSUPPORTED" and len(run.read_table_calls) == before,
                     f"{sample.tool}: ACP_HOST_TABLES_UNSUPPORTED without host_tables",
                     f"{sample.tool} without host_tables gave {_name(seen) or 'success'} "

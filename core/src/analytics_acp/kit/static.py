@@ -37,7 +37,7 @@ def setup_schema_problems(schema: Any, *, credentials: bool) -> list[str]:
         core_check = None
     if core_check is not None:
         try:
-            found = core_check(schema, credentials=credentials) if _accepts_credentials(core_check) else core_check(schema)
+            found = core_check(schema, **_core_kwargs(core_check, credentials))
             if isinstance(found, (list, tuple)):
                 problems.extend(str(p) for p in found)
         except Exception as exc:  # the core raises on an invalid schema
@@ -46,13 +46,15 @@ def setup_schema_problems(schema: Any, *, credentials: bool) -> list[str]:
     return list(dict.fromkeys(problems))
 
 
-def _accepts_credentials(fn: Any) -> bool:
+def _core_kwargs(fn: Any, credentials: bool) -> dict[str, Any]:
+    """``check_setup_schema(schema, *, allow_one_of)``: oneOf is only valid in credentials_schema (5.5.1)."""
     import inspect
 
     try:
-        return "credentials" in inspect.signature(fn).parameters
+        params = inspect.signature(fn).parameters
     except (TypeError, ValueError):
-        return False
+        return {}
+    return {name: credentials for name in ("allow_one_of", "credentials") if name in params}
 
 
 def _local_problems(schema: Any, credentials: bool) -> list[str]:
