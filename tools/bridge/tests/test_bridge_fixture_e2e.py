@@ -82,6 +82,9 @@ async def test_bridge_fixture_sources_share_one_process_and_secrets_never_leak(t
         _, leaked, _ = await client.call_json("fx__leak")
         assert leaked["debug"] == "called with token [redacted]"  # a careless server echoed it; the bridge scrubbed it
         assert "sources.json" in notes[0] and "fx_bad" in notes[0]
+        is_error, cost, notes = await client.call_json("fx__priced")
+        assert is_error and cost["error"]["name"] == "ACP_COST_LIMIT_EXCEEDED"  # cost_limit_usd 0 by default (9.2)
+        assert "cost_limit_usd" in notes[0] and "sources.json" in notes[0]
         _, report, _ = await client.call_json("acp_sources")
         entry = {s["id"]: s for s in report["sources"]}
         assert entry["fx"]["status"] == "ok" and entry["fx"]["has_credentials"] is True

@@ -7,6 +7,7 @@ from pathlib import Path
 
 from analytics_acp import (
     ConnectorInfo,
+    CostEstimate,
     CredentialsInvalid,
     Extraction,
     Header,
@@ -99,6 +100,11 @@ def artifacts(args, ctx):
     return Info(data={"screenshot_path": str(png), "pdf_path": str(pdf)})
 
 
+def priced(args, ctx):
+    """A paid extraction (9.2): the core's preflight runs estimate_cost first."""
+    return Extraction(rows=[{"v": 1}], headers=[Header("v", "integer")], description="Priced rows.")
+
+
 def crash(args, ctx):
     """The process dies in the middle of the call."""
     os._exit(3)
@@ -117,6 +123,8 @@ TOOLS = [
              input_schema={"type": "object", "properties": {"table_ref": _TABLE_REF, "column": {"type": "string"}},
                            "required": ["table_ref", "column"]}),
     ToolSpec(name="artifacts", description="Files on disk.", run=artifacts, needs_resource=False, needs_credentials=False),
+    ToolSpec(name="priced", description="Costs 5 USD.", run=priced, kind="extraction", paid=True, needs_resource=False,
+             needs_credentials=False),
     ToolSpec(name="crash", description="Dies.", run=crash, needs_resource=False, needs_credentials=False),
 ]
 
@@ -136,3 +144,11 @@ def register_tools(register):
     """Every fixture tool."""
     for tool in TOOLS:
         register(tool)
+
+
+@hookimpl
+def estimate_cost(tool, arguments, ctx):
+    """priced always costs 5 USD."""
+    if tool.name == "priced":
+        return CostEstimate(usd=5.0, hint="fewer rows")
+    return None
