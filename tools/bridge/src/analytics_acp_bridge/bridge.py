@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import shutil
 import tempfile
 import traceback
@@ -72,9 +73,9 @@ class Bridge:
     async def start(self, tg: anyio.abc.TaskGroup) -> None:
         """Start one server per ACP used by a healthy source (concurrently) and build the tool list."""
         wanted = {s.acp for s in self.sources.sources if s.error is None}
-        cache = None
         for acp_id in sorted(wanted):
-            proc = AcpProcess(self.launches[acp_id], self._resolve, self.tmp / f"acp-{acp_id}", cache)
+            launch = self.launches[acp_id]
+            proc = AcpProcess(launch, self._resolve, self.tmp / f"acp-{acp_id}", _cache_dir(launch))
             proc.bind(tg)
             self.processes[acp_id] = proc
 
@@ -264,6 +265,14 @@ class Bridge:
             if notes:
                 blocks.append({"type": "text", "text": " ".join(notes)})
         return blocks + extra, False
+
+
+def _cache_dir(launch: AcpLaunch) -> Path | None:
+    """13.1: an ACP folder gets its own cache, apart from the installed connector of the same id."""
+    base = os.environ.get("ACP_CACHE_DIR")
+    if launch.origin != "folder" or not base:
+        return None  # installed connectors share the environment's ACP_CACHE_DIR (inherited)
+    return Path(base) / "bridge-acps" / launch.id
 
 
 def _acp_name(proc: AcpProcess) -> str:
