@@ -159,6 +159,9 @@ async def test_bridge_fixture_artifacts(tmp_path, fixture_root, bridge, write_so
     response = json.loads(texts[0])
     assert response["pdf_path"] == "acp-data/files/deck.pdf" and response["saved"] is True
     assert (project / "acp-data" / "files" / "deck.pdf").read_bytes() == b"%PDF-1.4\n% fixture\n"
+    assert (project / "acp-data" / "files" / "shot.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert response["screenshot_path"].endswith("shot.png")  # 8.10: the JSON keeps the server's path
+    assert "acp-data/files/shot.png" in texts[-1] and "acp-data/files/deck.pdf" in texts[-1]
 
 
 async def test_bridge_fixture_sources_errors_are_reported(tmp_path, fixture_root, bridge, write_sources):

@@ -87,6 +87,11 @@ async def test_bridge_session_16_7(project, bridge):
         fmeta = json.loads(saved[0].with_suffix("").with_suffix(".meta.json").read_text(encoding="utf-8"))
         assert fmeta["arguments"]["table_ref"] == dataset_id and fmeta["source"] == "prevision"
 
+        # a chart of the same dataset: screenshot_path becomes an image block (8.10)
+        is_error, texts, raw = await client.call("prevision__plot", {"table_ref": dataset_id, "x": "fecha", "y": "pedidos"})
+        assert not is_error, texts
+        assert [c["mimeType"] for c in raw["content"] if c["type"] == "image"] == ["image/png"]
+
         # 3. monthly totals over all 90 rows
         is_error, totals, qnotes = await client.call_json(
             "acp_query", {"sql": f"SELECT strftime('%m', fecha) AS mes, SUM(pedidos) AS pedidos FROM {dataset_id} GROUP BY mes"}

@@ -171,6 +171,10 @@ def handle_artifacts(model_response: dict[str, Any], store: DatasetStore) -> tup
             blocks.append({"type": "image", "data": base64.b64encode(path.read_bytes()).decode("ascii"), "mimeType": mime})
         elif size is not None:
             notes.append(f"The screenshot ({size} bytes) is larger than 4 MiB and was not attached.")
+        if mime and size is not None:
+            # The server's file lives in a temp dir; the user keeps a copy in the project (the JSON keeps the path).
+            relative, _ = store.save_file(path)
+            notes.append(f"The image was also saved as {relative}.")
     for key in ("pdf_path", "download_path"):
         value = model_response.get(key)
         if not isinstance(value, str) or not value:
