@@ -49,6 +49,8 @@ def test_bad_ids(sales_db, make_ctx):
     assert "'ventas'" in info.value.message
     with pytest.raises(InvalidArguments):
         normalize("ventas.a.b.c", ctx)
+    with pytest.raises(ResourceNotFound):  # three parts are a valid shape, but SQLite has no schemas
+        normalize("ventas.public.orders", ctx)
     with pytest.raises(InvalidArguments):
         normalize("ventas..x", ctx)
     assert split_parts('"my.db".public."T"', "postgresql") == ["my.db", "public", "T"]

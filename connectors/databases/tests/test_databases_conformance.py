@@ -30,3 +30,25 @@ def test_conformance_databases(tmp_path):
     print(kit.format_table(results))
     failed = [r for r in results if r.status == "fail"]
     assert not failed, "ACP conformance failures (14.2):\n" + "\n".join(str(r) for r in failed)
+
+
+@pytest.mark.services
+def test_conformance_databases_postgresql(pg_schema):
+    """The same checklist on PostgreSQL, with a password in a URL credential (the kit hunts for it everywhere)."""
+    _creds, schema, admin = pg_schema
+    with admin.begin() as conn:
+        conn.exec_driver_sql(f'CREATE TABLE "{schema}".daily (day date, channel text, orders int)')
+        conn.exec_driver_sql(f"INSERT INTO \"{schema}\".daily SELECT DATE '2026-09-01' + g, 'web', g FROM generate_series(0, 29) g")
+    results = kit.run_checklist(
+        kit.serve_command("databases"),
+        credentials={"type": "url", "url": "postgresql://postgres:Kit-Secret-Pw-77@127.0.0.1:5432/test"},
+        resource_id=f"test.{schema}",
+        sample_calls=[
+            ("execute_sql", {"sql": "SELECT day, SUM(orders) AS orders FROM daily WHERE day BETWEEN '2026-09-01' AND '2026-09-30' GROUP BY day"}),
+            ("insert_rows", {"table_ref": "kit_numbers", "table": "kit_numbers", "create_if_missing": True}),
+        ],
+        package_dir=PACKAGE_DIR,
+    )
+    print(kit.format_table(results))
+    failed = [r for r in results if r.status == "fail"]
+    assert not failed, "ACP conformance failures (14.2):\n" + "\n".join(str(r) for r in failed)

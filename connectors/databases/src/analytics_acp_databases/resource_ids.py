@@ -153,9 +153,12 @@ def parse_target(resource_id: str, credentials: dict[str, Any] | None) -> Target
     if not has_schema_level(backend):
         if backend == "sqlite" and len(parts) == 3 and parts[1].lower() == "main":
             parts = [parts[0], parts[2]]  # ventas.main.ventas -> ventas.ventas
-        if len(parts) > 2:
-            raise InvalidArguments(
-                f"resource_id {resource_id!r} has too many parts: this engine uses <database>[.<table>]."
+        if len(parts) > 3:
+            raise InvalidArguments(f"resource_id {resource_id!r} has too many parts: use <database>[.<table>].")
+        if len(parts) == 3:  # a valid shape elsewhere (6.1 examples), but no such object in a two-level engine
+            raise ResourceNotFound(
+                f"resource_id {resource_id!r} does not exist here: this engine has no schemas, use <database>[.<table>]. "
+                "Call autocontext without resource_id to list the tables."
             )
         target = Target(database=parts[0], table=parts[1] if len(parts) > 1 else None)
     else:
