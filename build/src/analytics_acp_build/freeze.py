@@ -1,6 +1,6 @@
 """Freeze one connector with PyInstaller ``--onedir`` from a venv holding only the core and that connector.
 
-The build venv lives under the cache folder (``build/work/venvs/<id>``) and is reused while the
+The build venv lives under the cache folder (``build/work/venvs/<id>-<folder hash>``) and is reused while the
 hash of its inputs (core and connector pyproject.toml, extra packages, PyInstaller pin, Python
 version) is unchanged; both packages are installed editable, so source edits need no reinstall.
 The frozen entry imports the connector's plugin module explicitly and serves it through
@@ -124,7 +124,8 @@ def venv_python(venv: Path) -> Path:
 
 def ensure_venv(source: ConnectorSource, settings: BuildSettings, work: Path, log: Path) -> tuple[Path, bool]:
     """Create (or reuse) the connector's build venv; returns (venv, reused)."""
-    venv = work / "venvs" / source.id
+    # Keyed by id and folder, so a test copy of a connector does not evict the real one's venv.
+    venv = work / "venvs" / f"{source.id}-{hashlib.sha256(str(source.folder).encode()).hexdigest()[:8]}"
     stamp = venv / ".analytics-acp-build-inputs"
     digest = venv_inputs_hash(source, settings)
     if stamp.is_file() and stamp.read_text().strip() == digest and venv_python(venv).is_file():
