@@ -103,3 +103,18 @@ def test_needs_exactly_one_target():
         run_checklist()
     with pytest.raises(ValueError):
         run_checklist(["x"], url="http://127.0.0.1:1/mcp")
+
+
+def test_kit_over_streamable_http_with_bearer_token(tmp_path):
+    # The same checklist through AcpClient.http (what `analytics-acp check --url` uses), behind ACP_HTTP_TOKEN.
+    sys.path.insert(0, str(Path(__file__).parent / "external"))
+    import acp_external
+
+    token = "kit-http-token-0123456789"
+    with acp_external.http_example(tmp_path / "server.log", {"ACP_HTTP_TOKEN": token}) as url:
+        results = run_checklist(url=url, token=token, **OPTIONS)
+    by_item = {r.item: r for r in results}
+    assert not [r for r in results if r.status == "fail"], format_table(results)
+    assert by_item["security.transport"].status == "n/a" and "loopback" in by_item["security.transport"].evidence
+    assert by_item["catalog.selection"].status == "pass" and by_item["results.table_ref"].status == "pass"
+    assert token not in format_table(results)

@@ -73,6 +73,10 @@ async def configure(run: Run) -> None:
             f.check("config.configure", (with_creds.get("effective") or {}).get("has_credentials") is True
                     and "credentials" not in with_creds.get("effective", {}),
                     "has_credentials true, credentials not echoed", f"configure with credentials: {with_creds}")
+            cleared = await client.configure(credentials=None)
+            run.record_wire(cleared)
+            f.check("config.configure", (cleared.get("effective") or {}).get("has_credentials") is False,
+                    "credentials: null clears them", f"credentials: null left has_credentials {cleared.get('effective')}")
         for bad in ({"row_limit": -1}, {"row_limit": 5001}, {"cost_limit_usd": -0.5}, {"field_limit": 0}):
             await _expect_invalid_limit(run, client, bad)
         after = await client.configure()
@@ -157,13 +161,14 @@ async def _default_resource(run: Run, client: Any, sample: Sample, meta: dict[st
     got = (seen.result.system_info or {}).get("resource_id")
     f.check("resources.default", not seen.result.is_error and bool(got), f"default_resource_id used ({got})",
             f"without resource_id and with default_resource_id: {_error_name(seen) or got!r}")
+    run.record_wire(await client.configure(default_resource_id=None))
+    seen = await run.call(client, sample.tool, args, meta, label=f"{sample.tool}[default cleared]")
+    f.check("resources.default", _error_name(seen) == "ACP_RESOURCE_REQUIRED", "default_resource_id: null unsets it",
+            f"after default_resource_id: null, no resource gave {_error_name(seen) or 'success'}")
 
 
 async def _resource_required(run: Run, client: Any, sample: Sample, meta: dict[str, Any]) -> None:
-    """On a session that never configured a default: no resource_id -> ACP_RESOURCE_REQUIRED (6.1).
-
-    (A fresh session rather than ``configure(default_resource_id=None)``: the SDK client drops JSON nulls.)
-    """
+    """On a session that never configured a default: no resource_id -> ACP_RESOURCE_REQUIRED (6.1)."""
     if not run.publishes(sample.tool, "resource_id") or not run.resource_id:
         return
     args = {k: v for k, v in sample.arguments.items() if k != "resource_id"}
