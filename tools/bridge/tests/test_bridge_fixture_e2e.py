@@ -211,3 +211,24 @@ async def test_bridge_fixture_servers_that_fail_to_start(tmp_path, fixture_root,
         assert by_id["b"]["status"] == "error" and "within 5 s" in by_id["b"]["error"]
         is_error, who, _ = await client.call_json("fx__whoami")
         assert not is_error and who["account"] == "a"
+
+
+async def test_bridge_fixture_modern_mcp_client(tmp_path, fixture_root, write_sources):
+    """The bridge is plain MCP upward: the SDK's high-level Client (2026-07-28 era, no initialize) works too."""
+    import sys
+
+    from mcp import Client
+    from mcp.client.stdio import StdioServerParameters
+
+    project = tmp_path / "proj"
+    project.mkdir()
+    write_sources(fixture_root / "sources.json", sources())
+    params = StdioServerParameters(command=sys.executable, args=["-m", "analytics_acp_bridge", "--project", str(project),
+                                                                 "--root", str(fixture_root)],
+                                   env={**os.environ, "BRIDGE_FX_TOKEN": TOKEN_B})
+    async with Client(params) as client:
+        names = [t.name for t in (await client.list_tools()).tools]
+        assert "fx__numbers" in names and "acp_query" in names
+        result = await client.call_tool("fx__numbers", {"count": 7})
+        assert not result.is_error
+        assert "You saw 5 of 7 rows." in result.content[1].text
