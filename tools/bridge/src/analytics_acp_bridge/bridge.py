@@ -242,20 +242,27 @@ class Bridge:
         extra = [b for b in result.content[1:] if isinstance(b, dict)]
         system_data = result.system_data
         if system_data and isinstance(model_response, dict):
-            stored, empty = await anyio.to_thread.run_sync(
-                lambda: store_extraction(
-                    self.store,
-                    source=source.id,
-                    acp_id=source.acp,
-                    tool=route.tool,
-                    model_response=model_response,
-                    system_info=result.system_info or {},
-                    system_data=system_data,
-                    owned_dir=proc.tmp_dir,
-                    http_token=proc.launch.token,
+            try:
+                stored, empty = await anyio.to_thread.run_sync(
+                    lambda: store_extraction(
+                        self.store,
+                        source=source.id,
+                        acp_id=source.acp,
+                        tool=route.tool,
+                        model_response=model_response,
+                        system_info=result.system_info or {},
+                        system_data=system_data,
+                        owned_dir=proc.tmp_dir,
+                        http_token=proc.launch.token,
+                    )
                 )
-            )
-            blocks.append({"type": "text", "text": extraction_note(stored, empty, system_data.get("format") == "tables")})
+            except OSError as exc:  # a full disk or a read-only project must not hide the answer itself
+                log.error("cannot store %s result: %s", route.public, exc.strerror or type(exc).__name__)
+                blocks.append({"type": "text", "text": (
+                    f"The bridge could not save this extraction in acp-data ({exc.strerror or type(exc).__name__}); "
+                    "only the rows above are available. Tell the user to check the project folder.")})
+            else:
+                blocks.append({"type": "text", "text": extraction_note(stored, empty, system_data.get("format") == "tables")})
         if isinstance(model_response, dict):
             before = json.dumps(model_response, sort_keys=True, default=str)
             images, notes = await anyio.to_thread.run_sync(handle_artifacts, model_response, self.store)
