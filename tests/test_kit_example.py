@@ -5,7 +5,10 @@ import sys
 from pathlib import Path
 
 import pytest
-from analytics_acp.kit import ITEMS, conformance_tests, format_table, run_checklist, serve_command
+from analytics_acp.kit import ITEMS, conformance_tests, format_table, run_checklist
+
+sys.path.insert(0, str(Path(__file__).parent / "external"))
+import acp_external  # noqa: E402
 
 BROKEN = Path(__file__).parent / "plugins" / "kit_broken_server.py"
 CREDS = {"type": "api_key", "api_key": "ex_KIT_secret_0123456789"}
@@ -20,7 +23,7 @@ SAMPLES = [
     ("live_status", {}),
 ]
 OPTIONS = dict(credentials=CREDS, resource_id="acct03", sample_calls=SAMPLES)
-# Items the example cannot exercise: a stdio server has no remote transport to secure.
+# Items the example cannot exercise: a loopback server has no remote transport to secure.
 NOT_APPLICABLE = {"security.transport"}
 
 # The one-line form a connector uses (the kit's public entry point).
@@ -28,8 +31,11 @@ test_conformance = conformance_tests("example", **OPTIONS)
 
 
 @pytest.fixture(scope="module")
-def example_results():
-    return run_checklist(serve_command("example"), package_dir=Path(__file__).parent / "plugins" / "acpexample", **OPTIONS)
+def example_results(tmp_path_factory):
+    # Over HTTP (fast: one server for every connection); the one-liner above covers stdio.
+    log = tmp_path_factory.mktemp("kit") / "server.log"
+    with acp_external.http_example(log) as url:
+        return run_checklist(url=url, package_dir=Path(__file__).parent / "plugins" / "acpexample", **OPTIONS)
 
 
 def test_every_item_passes_on_the_example(example_results):
@@ -52,10 +58,11 @@ def test_evidence_names_what_was_checked(example_results):
 _BROKEN_RESULTS = {}
 
 
-def broken_results(defect):
-    """The checklist against kit_broken_server.py <defect> (cached: each run spawns several servers)."""
+def broken_results(defect, tmp_path):
+    """The checklist against ``kit_broken_server.py <defect>`` over HTTP (cached per defect)."""
     if defect not in _BROKEN_RESULTS:
-        _BROKEN_RESULTS[defect] = run_checklist([sys.executable, str(BROKEN), defect], **OPTIONS)
+        with acp_external.http_server([sys.executable, str(BROKEN), defect], tmp_path / "server.log") as url:
+            _BROKEN_RESULTS[defect] = run_checklist(url=url, **OPTIONS)
     return _BROKEN_RESULTS[defect]
 
 
@@ -69,17 +76,26 @@ def broken_results(defect):
         ("ignore_row_limit", {"results.rows"}),
     ],
 )
-def test_kit_fails_on_the_broken_item(defect, items):
-    results = broken_results(defect)
+def test_kit_fails_on_the_broken_item(defect, items, tmp_path):
+    results = broken_results(defect, tmp_path)
     failed = {r.item for r in results if r.status == "fail"}
     assert failed == items, format_table(results)
 
 
-def test_echoed_secret_is_masked_in_the_evidence():
-    results = broken_results("echo_secret")
+def test_echoed_secret_is_masked_in_the_evidence(tmp_path):
+    results = broken_results("echo_secret", tmp_path)
     secret = next(r for r in results if r.item == "security.secrets")
     assert secret.status == "fail" and "responses" in secret.evidence
     assert CREDS["api_key"] not in secret.evidence  # the report itself never prints the value
+
+
+def test_secret_in_the_server_log_is_found():
+    # stdio: the kit captures the server's stderr and scans it too (10.1: never in logs).
+    results = run_checklist([sys.executable, str(BROKEN), "log_secret"], **OPTIONS)
+    failed = {r.item: r for r in results if r.status == "fail"}
+    assert set(failed) == {"security.secrets"}, format_table(results)
+    assert "server stderr" in failed["security.secrets"].evidence
+    assert "responses" not in failed["security.secrets"].evidence  # the answers themselves stayed clean
 
 
 def test_not_an_acp_server_fails_the_handshake(tmp_path):
@@ -107,9 +123,6 @@ def test_needs_exactly_one_target():
 
 def test_kit_over_streamable_http_with_bearer_token(tmp_path):
     # The same checklist through AcpClient.http (what `analytics-acp check --url` uses), behind ACP_HTTP_TOKEN.
-    sys.path.insert(0, str(Path(__file__).parent / "external"))
-    import acp_external
-
     token = "kit-http-token-0123456789"
     with acp_external.http_example(tmp_path / "server.log", {"ACP_HTTP_TOKEN": token}) as url:
         results = run_checklist(url=url, token=token, **OPTIONS)

@@ -46,9 +46,16 @@ def free_port() -> int:
 @contextmanager
 def http_example(log_path: Path, extra_env: dict[str, str] | None = None):
     """`analytics-acp serve example --http --port N` on loopback; yields the /mcp URL."""
+    with http_server([*SERVE_EXAMPLE, "--http"], log_path, extra_env) as url:
+        yield url
+
+
+@contextmanager
+def http_server(command: list[str], log_path: Path, extra_env: dict[str, str] | None = None):
+    """Run ``command --port N`` (an HTTP ACP server) on a free loopback port; yields the /mcp URL."""
     port = free_port()
     with open(log_path, "w", encoding="utf-8") as log:
-        proc = subprocess.Popen([*SERVE_EXAMPLE, "--http", "--port", str(port)], stdout=log, stderr=subprocess.STDOUT,
+        proc = subprocess.Popen([*command, "--port", str(port)], stdout=log, stderr=subprocess.STDOUT,
                                 env={**os.environ, **(extra_env or {})})
         try:
             _wait_listening(proc, port, log_path)

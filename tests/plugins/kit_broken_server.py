@@ -1,12 +1,13 @@
 """The example connector served with one deliberate protocol defect, to prove the kit can fail.
 
-Usage: ``python kit_broken_server.py <defect>`` (stdio). Defects:
+Usage: ``python kit_broken_server.py <defect> [--port N]`` (stdio, or Streamable HTTP on 127.0.0.1:N). Defects:
 
 - ``omit_cost_limit``: the capability's defaults lack cost_limit_usd (4.2).
 - ``echo_secret``: system_info carries the api_key of _meta.acp.credentials (10.1).
 - ``spanish_notice``: extraction notices are rewritten in Spanish (8.2, 5.5.0).
 - ``no_fetched_at``: system_info lacks fetched_at (8.4).
 - ``ignore_row_limit``: model_response.rows holds the full table (8.2, 9.3).
+- ``log_secret``: the server writes the call's credentials to its log on stderr (10.1).
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ import anyio
 from analytics_acp import runtime as core_runtime
 from analytics_acp.plugins import load_connector
 
-DEFECTS = ("omit_cost_limit", "echo_secret", "spanish_notice", "no_fetched_at", "ignore_row_limit")
+DEFECTS = ("omit_cost_limit", "echo_secret", "spanish_notice", "no_fetched_at", "ignore_row_limit", "log_secret")
 
 
 def _edit_result(defect: str, result: dict[str, Any], meta: Any) -> dict[str, Any]:
@@ -43,8 +44,8 @@ def _edit_result(defect: str, result: dict[str, Any], meta: Any) -> dict[str, An
     return result
 
 
-def main(defect: str) -> None:
-    """Serve the example connector over stdio with ``defect``."""
+def main(defect: str, port: int | None = None) -> None:
+    """Serve the example connector with ``defect`` over stdio (or HTTP when ``port`` is given)."""
     if defect not in DEFECTS:
         raise SystemExit(f"unknown defect {defect!r}; one of {', '.join(DEFECTS)}")
     if defect == "omit_cost_limit":
@@ -61,12 +62,19 @@ def main(defect: str) -> None:
     call = acp.runtime.call
 
     async def broken_call(name, arguments, meta, *args, **kwargs):
+        if defect == "log_secret" and isinstance(meta, dict) and meta.get("credentials"):
+            print(f"debug: {name} called with credentials {json.dumps(meta['credentials'])}", file=sys.stderr)
         result = await call(name, arguments, meta, *args, **kwargs)
         return _edit_result(defect, result, meta)
 
     acp.runtime.call = broken_call
-    anyio.run(core_runtime.serve_stdio, acp)
+    if port is not None:
+        from analytics_acp.http_app import serve_http
+
+        serve_http(acp, host="127.0.0.1", port=port)
+    else:
+        anyio.run(core_runtime.serve_stdio, acp)
 
 
 if __name__ == "__main__":
-    main(sys.argv[1])
+    main(sys.argv[1], int(sys.argv[3]) if len(sys.argv) > 3 and sys.argv[2] == "--port" else None)
