@@ -172,3 +172,18 @@ def test_duckdb_schema_resource_sets_the_default_schema(tmp_path, make_ctx, cons
     con.close()
     ex = run_execute_sql({"sql": "SELECT id FROM orders"}, make_ctx({"type": "duckdb", "path": str(path)}, "wh.sales"))
     assert consume(ex) == [{"id": 1}]
+
+
+def test_validate_sql_on_sqlite(sales_db, make_ctx):
+    from analytics_acp_databases.validate import run_validate_sql
+
+    ctx = make_ctx({"type": "sqlite", "path": sales_db}, "ventas", tool="validate_sql")
+    ok = run_validate_sql({"sql": "SELECT fecha, canal, SUM(importe) AS total FROM ventas WHERE fecha >= '{{start_date}}' GROUP BY 1, 2"}, ctx).data
+    assert ok == {
+        "dialect": "sqlite", "uses_date_window": True, "statement_type": "SELECT", "read_only": True, "referenced_tables": ["ventas"],
+        "valid": True, "columns": [{"name": "fecha", "type": "date"}, {"name": "canal", "type": "string"}, {"name": "total", "type": "number"}],
+    }
+    bad = run_validate_sql({"sql": "WITH x AS (DELETE FROM ventas RETURNING *) SELECT * FROM x"}, ctx).data
+    assert bad["valid"] is False and bad["read_only"] is False and bad["statement_type"] == "DELETE"
+    missing = run_validate_sql({"sql": "SELECT * FROM ventass"}, ctx).data
+    assert missing["valid"] is False and "autocontext" in missing["error"]

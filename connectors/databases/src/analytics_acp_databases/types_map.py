@@ -231,6 +231,7 @@ _PASSTHROUGH: dict[str | None, frozenset[type]] = {
     "datetime": frozenset(), None: frozenset({str, int, float, bool}),
 }
 _NONE = type(None)
+_PLAIN_DATES = frozenset({dt.date, _NONE})
 
 
 def convert_batch(batch: list[Any], kinds: list[str | None], converters: list[Callable[[Any], Any]]) -> list[tuple]:
@@ -251,8 +252,11 @@ def convert_batch(batch: list[Any], kinds: list[str | None], converters: list[Ca
     if not todo:
         return [tuple(row) for row in batch]
     for i in todo:
-        conv = converters[i]
-        columns[i] = tuple(map(conv, columns[i]))
+        column = columns[i]
+        if kinds[i] == "date" and set(map(type, column)) <= _PLAIN_DATES:
+            columns[i] = tuple(None if v is None else v.isoformat() for v in column)  # the common case, without calls per cell
+        else:
+            columns[i] = tuple(map(converters[i], column))
     return list(zip(*columns, strict=False))
 
 
