@@ -213,3 +213,19 @@ def test_duckdb_session_fence_without_guard(sql, duck_db, tmp_path):
             session.conn.exec_driver_sql(sql.format(dir=tmp_path))
     assert _duck_snapshot(duck_db) == before
     assert not (tmp_path / "o.csv").exists() and not (tmp_path / "e.duckdb").exists()
+
+
+def test_sqlite_and_duckdb_urls_get_the_file_fences(sales_db, duck_db, make_ctx, consume):
+    """A `url` credential naming a file (sqlite:///..., duckdb:///...) is fenced like the file variants."""
+    sqlite_url = {"type": "url", "url": f"sqlite:///{sales_db}"}
+    assert consume(run_execute_sql({"sql": "SELECT count(*) AS n FROM ventas"}, make_ctx(sqlite_url, "ventas"))) == [{"n": 360}]
+    before = _sqlite_snapshot(sales_db)
+    with open_read(Source(sqlite_url)) as session:
+        with pytest.raises(sa_exc.DBAPIError):
+            session.conn.exec_driver_sql("DELETE FROM ventas")
+    assert _sqlite_snapshot(sales_db) == before
+    duck_url = {"type": "url", "url": f"duckdb:///{duck_db}"}
+    with open_read(Source(duck_url)) as session:
+        with pytest.raises(sa_exc.DBAPIError):
+            session.conn.exec_driver_sql("DELETE FROM ventas")
+    assert consume(run_execute_sql({"sql": "SELECT count(*) AS n FROM ventas"}, make_ctx(duck_url, "tienda"))) == [{"n": 360}]

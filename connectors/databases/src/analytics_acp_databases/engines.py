@@ -30,7 +30,7 @@ from sqlalchemy import event
 from sqlalchemy.engine import URL, Connection, Engine
 
 from . import credentials as creds
-from .resource_ids import backend_of, credential_database
+from .resource_ids import backend_of, canonical, credential_database
 
 MAX_ENGINES = 16
 DEFAULT_TIMEOUT_S = 60.0
@@ -65,6 +65,9 @@ class Source:
     credentials: dict[str, Any]
     config: dict[str, Any] = field(default_factory=dict)
     database: str | None = None
+
+    def __post_init__(self) -> None:
+        self.credentials = canonical(self.credentials) or {}
 
     @property
     def backend(self) -> str:

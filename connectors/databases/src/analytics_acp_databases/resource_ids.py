@@ -38,6 +38,25 @@ SQLGLOT_DIALECTS = {
 TWO_LEVEL = {"sqlite", "mysql", "mariadb"}
 
 
+def canonical(credentials: dict[str, Any] | None) -> dict[str, Any] | None:
+    """A ``url`` credential naming a SQLite/DuckDB file becomes the file variant, so it gets the file fences."""
+    if not credentials or credentials.get("type") != "url":
+        return credentials
+    text = str(credentials.get("url") or "")
+    scheme = text.split(":", 1)[0].split("+", 1)[0].lower()
+    if scheme not in ("sqlite", "duckdb"):
+        return credentials
+    from sqlalchemy.engine import make_url
+
+    try:
+        path = make_url(text).database
+    except Exception:
+        return credentials
+    if not path or path == ":memory:":
+        return credentials
+    return {"type": scheme, "path": path}
+
+
 def backend_of(credentials: dict[str, Any] | None) -> str:
     """SQLAlchemy backend name of the credentials (postgresql, mysql, mariadb, sqlite, duckdb, mssql...)."""
     if not credentials:
@@ -66,6 +85,7 @@ def has_schema_level(backend: str) -> bool:
 
 def file_database(credentials: dict[str, Any]) -> str | None:
     """The database name of a file credential: the file stem (spec example ``ventas``)."""
+    credentials = canonical(credentials) or {}
     if credentials.get("type") in ("sqlite", "duckdb") and credentials.get("path"):
         return Path(str(credentials["path"])).stem
     return None
