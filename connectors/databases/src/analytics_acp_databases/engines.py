@@ -237,8 +237,9 @@ def _apply_read_fence(conn: Connection, timeout: float, schema: str | None) -> t
     if name == "postgresql":
         conn = conn.execution_options(postgresql_readonly=True)
         conn.exec_driver_sql("SELECT set_config('statement_timeout', %(ms)s, true)", {"ms": str(int(timeout * 1000))})
-        if schema:
-            conn.exec_driver_sql("SELECT set_config('search_path', %(p)s, true)", {"p": _pg_ident(schema)})
+        if schema:  # public stays on the path: extensions (and their functions) usually live there
+            path = _pg_ident(schema) + ("" if schema == "public" else ", public")
+            conn.exec_driver_sql("SELECT set_config('search_path', %(p)s, true)", {"p": path})
         return None
     if name == "mysql":
         conn.exec_driver_sql("SET SESSION TRANSACTION READ ONLY")
