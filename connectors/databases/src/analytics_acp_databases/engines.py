@@ -32,6 +32,9 @@ from sqlalchemy.engine import URL, Connection, Engine
 from . import credentials as creds
 from .resource_ids import backend_of, canonical, credential_database
 
+# Explicit, so a frozen build (no entry-point metadata) still finds the DuckDB dialect.
+sa.dialects.registry.register("duckdb", "duckdb_engine", "Dialect")
+
 MAX_ENGINES = 16
 DEFAULT_TIMEOUT_S = 60.0
 _ENGINES: OrderedDict[tuple, Engine] = OrderedDict()
