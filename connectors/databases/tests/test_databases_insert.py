@@ -147,3 +147,30 @@ def test_duckdb_insert_and_query_again(duck_db, make_ctx, consume):
         assert con.execute("SELECT fecha, pedidos FROM nuevo ORDER BY fecha").fetchall()[0][1] == 100
     finally:
         con.close()
+
+
+def test_sqlite_writes_are_one_transaction_including_ddl(sales_db):
+    """insert_rows' SQLite connection emits its own BEGIN, so a CREATE TABLE rolls back with the inserts."""
+    from analytics_acp_databases.engines import Source, open_write
+
+    conn = open_write(Source({"type": "sqlite", "path": sales_db}))
+    try:
+        with pytest.raises(RuntimeError):
+            with conn.begin():
+                conn.exec_driver_sql("CREATE TABLE t_tx (a INTEGER)")
+                conn.exec_driver_sql("INSERT INTO ventas VALUES ('2027-01-01', 'x', 1, 1.0)")
+                raise RuntimeError("fail after DDL and DML")
+    finally:
+        conn.close()
+    with sqlite3.connect(sales_db) as con:
+        assert con.execute("SELECT count(*) FROM sqlite_master WHERE name = 't_tx'").fetchone() == (0,)
+    assert _count(sales_db) == 360
+
+
+def test_conversion_errors_happen_before_any_create(sales_db, make_ctx):
+    tables = {"bad": HostTable(ref="bad", headers=[{"name": "k", "type": "integer"}], rows=[{"k": 1}, {"k": "not a number"}])}
+    ctx = make_ctx({"type": "sqlite", "path": sales_db}, "ventas", {"access_mode": "readAndOnlyAdd"}, tool="insert_rows", tables=tables)
+    with pytest.raises(InvalidArguments):
+        _insert(ctx, table_ref="bad", table="nueva", create_if_missing=True)
+    with sqlite3.connect(sales_db) as con:
+        assert con.execute("SELECT count(*) FROM sqlite_master WHERE name = 'nueva'").fetchone() == (0,)

@@ -132,9 +132,14 @@ def _create_engine(source: Source, read_only: bool) -> Engine:
     kind = source.credentials.get("type")
     url = source.url(read_only)
     if kind == "sqlite":
-        engine = sa.create_engine(url, connect_args={"timeout": 10})
         if read_only:
+            engine = sa.create_engine(url, connect_args={"timeout": 10})
             event.listen(engine, "connect", _fence_sqlite)
+        else:
+            # pysqlite's own transaction handling commits DDL at once; emit BEGIN ourselves so
+            # CREATE TABLE + INSERT of insert_rows is one transaction (SQLAlchemy's documented recipe).
+            engine = sa.create_engine(url, connect_args={"timeout": 10, "isolation_level": None})
+            event.listen(engine, "begin", lambda conn: conn.exec_driver_sql("BEGIN"))
         return engine
     if kind == "duckdb":
         config = {"enable_external_access": False, "autoinstall_known_extensions": False, "autoload_known_extensions": False}

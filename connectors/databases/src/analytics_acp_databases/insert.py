@@ -103,8 +103,7 @@ def _write_in(conn: sa.Connection, source: Source, target: Target, host: Any, cr
             )
         columns = [sa.Column(name, _sa_type(host.header_type(name), conn.dialect.name)) for name in host.columns]
         table = sa.Table(target.table, sa.MetaData(), *columns, schema=schema)
-        table.create(conn)
-        created = True
+        created = True  # created below, after every value converted
     else:
         table = _existing_table(conn, source, schema, target.table)
         unknown = [c for c in host.columns if c not in table.c]
@@ -126,11 +125,27 @@ def _write_in(conn: sa.Connection, source: Source, target: Target, host: Any, cr
                     f"Row {i + 1}, column {name}: {str(value)[:40]!r} is not a valid {table.c[name].type}. Nothing was written."
                 ) from None
         rows.append(out)
-    if mode == "replace":
-        conn.execute(table.delete())
-    for start in range(0, len(rows), CHUNK_ROWS):
-        conn.execute(table.insert(), rows[start : start + CHUNK_ROWS])
+    if created:
+        table.create(conn)
+    try:
+        if mode == "replace":
+            conn.execute(table.delete())
+        for start in range(0, len(rows), CHUNK_ROWS):
+            conn.execute(table.insert(), rows[start : start + CHUNK_ROWS])
+    except DBAPIError:
+        if created and conn.dialect.name == "mysql":
+            _drop_quietly(conn, table)  # MySQL/MariaDB commit DDL implicitly: undo the CREATE by hand
+        raise
     return len(rows), created
+
+
+def _drop_quietly(conn: sa.Connection, table: sa.Table) -> None:
+    try:
+        conn.rollback()
+        table.drop(conn)
+        conn.commit()
+    except Exception:
+        pass
 
 
 class _Bare:

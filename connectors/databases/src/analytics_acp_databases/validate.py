@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from analytics_acp import AcpError, Info, InvalidArguments, ReadOnlyViolation
+from analytics_acp import AcpError, CredentialsInvalid, Info, InvalidArguments, ReadOnlyViolation, ResourceNotFound
 from analytics_acp.dates import has_template, substitute_template
 from sqlalchemy.exc import DBAPIError
 
@@ -54,12 +54,11 @@ def run_validate_sql(arguments: dict[str, Any], ctx: Any) -> Info:
             names = unique_names([d[0] for d in description])
             kinds = column_types(session, checked, description, schema)
             result.close()
-    except DBAPIError as exc:
+    except (DBAPIError, AcpError) as exc:
         err = map_error(exc, source.credentials, ctx.resource_id or target.database, source.timeout_s)
+        if isinstance(err, (CredentialsInvalid, ResourceNotFound)):
+            raise err from None  # the source, not the query, is wrong: a typed error for the user (10.3)
         out.update({"valid": False, "error": err.message})
-        return Info(data=out)
-    except AcpError as exc:
-        out.update({"valid": False, "error": exc.message})
         return Info(data=out)
     out["valid"] = True
     out["columns"] = [{"name": n, "type": k or "unknown"} for n, k in zip(names, kinds, strict=True)]
