@@ -68,7 +68,7 @@ async def test_bridge_browser_capture_one_dataset_per_table(tmp_path, site, brid
     for name, path in stored.items():
         meta = json.loads(path.with_suffix("").with_suffix(".meta.json").read_text(encoding="utf-8"))
         assert meta["tool"] == "capture" and meta["source"] == "web" and meta["row_count"] >= 1
-        assert f"Table «{name}» was saved in full as dataset «{path.stem}» in acp-data/{path.stem}.csv." in note
+        assert f"Table «{name}»: the full table was saved as dataset «{path.stem}» in acp-data/{path.stem}.csv." in note
     assert "No data: console." in note
     assert "promo_view" in stored["datalayer"].read_text(encoding="utf-8")
     assert "bridge_pref" in stored["cookies"].read_text(encoding="utf-8")

@@ -43,7 +43,7 @@ async def test_bridge_fixture_multitable_one_dataset_per_table(tmp_path, fixture
     network = next(f for f in files if f.startswith("fx_multi_network_"))
     hits_id, network_id = hits[:-4], network[:-4]
     note = notes[0]
-    assert f"Table «hits» was saved in full as dataset «{hits_id}» in acp-data/{hits_id}.csv. You saw 3 of 3 rows." in note
+    assert f"Table «hits»: the full table was saved as dataset «{hits_id}» in acp-data/{hits_id}.csv. You saw 3 of 3 rows." in note
     assert f"dataset «{network_id}» in acp-data/{network_id}.csv." in note and "of 800 rows." in note
     assert "No data: cookies." in note
     data = project / "acp-data"

@@ -124,7 +124,7 @@ def extraction_note(stored: list[StoredTable], empty: list[str], multi: bool) ->
         if table.name is None:
             lines.append(f"The full extraction was saved as {where}")
         else:
-            lines.append(f"Table «{table.name}» was saved in full as {where}")
+            lines.append(f"Table «{table.name}»: the full table was saved as {where}")
     if multi and empty:
         lines.append(f"No data: {', '.join(empty)}.")
     if not stored:
