@@ -40,11 +40,16 @@ async def autocontext(run: Run, client: Any) -> None:
         await _suggestions(run, client)
         await _examples(run, client)
 
-    if not run.resource_id and uses_resource:
+    if not uses_resource:  # 6.1 format "none": no resource to fetch blocks for; unknown ids are still refused
+        for item in ("autocontext.all_blocks", "autocontext.failing_block"):
+            f.not_applicable(item, 'resource_id format "none": blocks are not fetched per resource')
+        await _unknown_block(run, client, {}, [b.get("id") for b in blocks if isinstance(b, dict)])
+        return
+    if not run.resource_id:
         for item in ("autocontext.all_blocks", "autocontext.failing_block", "autocontext.unknown_block"):
             f.not_applicable(item, "no resource_id given to the kit")
         return
-    rid_args = {"resource_id": run.resource_id} if uses_resource else {}
+    rid_args = {"resource_id": run.resource_id}
     data = await run.call(client, "autocontext_data", rid_args, run.meta(), label="autocontext_data[resource]")
     applicable = [b.get("id") for b in data.result.model_response or [] if isinstance(b, dict)] if not data.result.is_error else []
     seen = await run.call(client, "autocontext", {**rid_args, "request_data": []}, run.meta(), label="autocontext[all]")
@@ -65,12 +70,24 @@ async def autocontext(run: Run, client: Any) -> None:
                 run.texts.append((f"block.{b.get('id')}.error", str(b.get("error"))))
         else:
             f.not_applicable("autocontext.failing_block", "no block failed in this run")
+    await _unknown_block(run, client, rid_args, applicable)
+
+
+async def _unknown_block(run: Run, client: Any, rid_args: dict[str, Any], valid: list[Any]) -> None:
     seen = await run.call(client, "autocontext", {**rid_args, "request_data": ["kit_no_such_block"]}, run.meta(),
                           label="autocontext[unknown block]")
     message = (seen.result.error or {}).get("message", "")
-    lists = all(b in message for b in applicable[:3]) if applicable else True
-    f.check("autocontext.unknown_block", _name(seen) == "ACP_UNKNOWN_BLOCK" and lists,
-            "ACP_UNKNOWN_BLOCK listing the valid ids", f"unknown block gave {_name(seen)}: {message[:200]!r}")
+    lists = all(str(b) in message for b in valid[:3])
+    run.findings.check("autocontext.unknown_block", _name(seen) == "ACP_UNKNOWN_BLOCK" and lists,
+                       "ACP_UNKNOWN_BLOCK listing the valid ids", f"unknown block gave {_name(seen)}: {message[:200]!r}")
+
+
+def cache_partition(run: Run) -> None:
+    """7.4 is not observable through the protocol (a hit looks like a fresh fetch): reported, not guessed."""
+    run.findings.not_applicable(
+        "autocontext.cache_partition",
+        "not observable from outside the server; the core keys its cache by a hash of the credential identity",
+    )
 
 
 async def _suggestions(run: Run, client: Any) -> None:

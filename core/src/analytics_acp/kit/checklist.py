@@ -89,6 +89,7 @@ async def _probe(run: Run) -> None:
     await session.plain_mcp(run)
     await session.configure(run)
     await autocontext.on_first_call(run)
+    autocontext.cache_partition(run)
     await samples.host_tables_unsupported(run)
     responses.check_all(run)
     _english(run)

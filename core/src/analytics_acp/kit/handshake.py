@@ -109,6 +109,7 @@ def check_tools(run: Run) -> None:
     if rid.get("format") == "none" and not any("resource_id" in (t.get("inputSchema") or {}).get("properties", {})
                                                for t in run.tools.values()):
         f.ok("resources.injection", "format none and no tool publishes resource_id")
+    run.findings.not_applicable("results.date_window", "no tool has a date window")
     _access_mode(run)
     _catalog_argument(run)
 

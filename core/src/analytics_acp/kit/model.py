@@ -27,6 +27,7 @@ ITEMS: dict[str, tuple[str, str]] = {
     "autocontext.all_blocks": ("7.3", "autocontext with empty request_data returns every applicable block"),
     "autocontext.failing_block": ("7.3", "a failing block carries error and the call does not fail (warnings count it)"),
     "autocontext.unknown_block": ("7.3", "an unknown block gives ACP_UNKNOWN_BLOCK listing the valid ids"),
+    "autocontext.cache_partition": ("7.4", "the autocontext cache is partitioned by credential identity"),
     "autocontext.on_first_call": ("7.5", "when on_first_call is declared, the delivery table of 7.5 is followed"),
     "results.content_text": ("8", "content[0].text is the model_response JSON on every response"),
     "results.system_info": ("8.4", "every response carries _meta.acp with a complete system_info"),

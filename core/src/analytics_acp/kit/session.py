@@ -7,8 +7,6 @@ from typing import Any
 
 from .run import PROBE_SECRET, Run, Sample
 
-CREDENTIAL_ERRORS = ("ACP_CREDENTIALS_MISSING",)
-
 
 def _needs_credentials(run: Run) -> bool:
     schema = run.capability.get("credentials_schema") or {}
@@ -34,22 +32,23 @@ async def plain_mcp(run: Run) -> None:
         seen = await run.call(client, "autocontext_data", {}, None, label="plain:autocontext_data")
         f.check("handshake.plain_mcp", not seen.result.is_error and isinstance(seen.result.model_response, list),
                 "plain autocontext_data gives its list as text", f"plain autocontext_data failed: {seen.result.text[:200]}")
-        sample = _first_extraction(run)
-        if sample is None:
-            return
-        args = run.with_resource(sample.tool, sample.arguments)
-        seen = await run.call(client, sample.tool, args, None, label=f"plain:{sample.tool}")
-        try:
-            text_error = (seen.result.model_response or {}).get("error", {}).get("name")
-        except AttributeError:
-            text_error = None
-        if _needs_credentials(run):
-            f.check("handshake.plain_mcp", seen.result.is_error and text_error == "ACP_CREDENTIALS_MISSING",
-                    f"plain {sample.tool} without credentials: ACP_CREDENTIALS_MISSING in content[0].text",
-                    f"plain {sample.tool} without credentials gave {text_error or seen.result.text[:200]!r}")
-        else:
-            f.check("handshake.plain_mcp", not seen.result.is_error, f"plain {sample.tool} works without _meta",
-                    f"plain {sample.tool} failed: {seen.result.text[:200]}")
+        # 2.2: each extraction answers in content[0].text; a source with credentials refuses with
+        # ACP_CREDENTIALS_MISSING, a host-table tool with ACP_HOST_TABLES_UNSUPPORTED (8.8), others work.
+        names = []
+        for sample in run.extraction_samples()[:4]:
+            args = run.with_resource(sample.tool, sample.arguments)
+            seen = await run.call(client, sample.tool, args, None, label=f"plain:{sample.tool}")
+            model = seen.result.model_response if seen.result.text.strip()[:1] in ("{", "[") else None
+            name = (model or {}).get("error", {}).get("name") if isinstance(model, dict) and seen.result.is_error else None
+            names.append(name)
+            allowed = {None, "ACP_CREDENTIALS_MISSING", "ACP_HOST_TABLES_UNSUPPORTED"}
+            f.check("handshake.plain_mcp", model is not None and name in allowed and (name is not None) == seen.result.is_error,
+                    f"plain {sample.tool}: {name or 'model_response'} in content[0].text",
+                    f"plain {sample.tool} gave {name or seen.result.text[:200]!r}")
+        if names and _needs_credentials(run):
+            f.check("handshake.plain_mcp", "ACP_CREDENTIALS_MISSING" in names,
+                    "ACP_CREDENTIALS_MISSING where credentials are needed",
+                    f"no extraction asked a plain client for credentials: {names}")
 
 
 async def configure(run: Run) -> None:
