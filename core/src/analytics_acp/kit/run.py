@@ -28,6 +28,8 @@ KIT_HOST_TABLES: dict[str, dict[str, Any]] = {
         ],
     }
 }
+# A server that stops answering makes the run fail instead of hanging (slow real sources stay well below).
+READ_TIMEOUT_S = 300.0
 # A secret-looking value the kit sends inside deliberately invalid credentials (10.3).
 PROBE_SECRET = "kit-probe-SECRET-7f3a9c2e"
 
@@ -88,12 +90,14 @@ class Run:
 
         resolver = self._resolve if capability is not False else None
         if self.url:
-            async with AcpClient.http(self.url, token=self.token, capability=capability, resolver=resolver) as client:
+            async with AcpClient.http(self.url, token=self.token, capability=capability, resolver=resolver,
+                                      read_timeout=READ_TIMEOUT_S) as client:
                 yield client
         else:
             with open(self.stderr_path, "a", encoding="utf-8") as errlog:
                 async with AcpClient.stdio(self.command, env={**os.environ, **self.env}, cwd=self.cwd,
-                                           capability=capability, resolver=resolver, errlog=errlog) as client:
+                                           capability=capability, resolver=resolver, errlog=errlog,
+                                           read_timeout=READ_TIMEOUT_S) as client:
                     yield client
 
     async def _resolve(self, ref: str, call_id: str | None) -> dict[str, Any]:
