@@ -365,3 +365,16 @@ def test_maria_streamed_rows_survive_type_reflection(maria, make_ctx):
     assert _types(ex) == {"id": "integer", "payload": "json", "label": "string"}
     rows = list(ex.rows)
     assert len(rows) == 12000 and rows[-1] == (12000, {"n": 12000}, "e12000")
+
+
+def test_maria_early_stop_leaves_a_healthy_pool(maria, make_ctx):
+    """Stopping at limit (or closing the generator) drops the unbuffered connection; later queries are fine."""
+    creds, name, _ = maria
+    ex = run_execute_sql({"sql": "SELECT seq FROM seq_1_to_200000", "limit": 5}, make_ctx(creds, name))
+    assert list(ex.rows) == [(1,), (2,), (3,), (4,), (5,)]
+    gen = run_execute_sql({"sql": "SELECT seq FROM seq_1_to_200000"}, make_ctx(creds, name)).rows
+    assert next(gen) == (1,)
+    gen.close()
+    for _ in range(3):
+        again = run_execute_sql({"sql": "SELECT count(*) AS n FROM orders"}, make_ctx(creds, name))
+        assert list(again.rows) == [(2,)]

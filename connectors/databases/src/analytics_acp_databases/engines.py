@@ -208,6 +208,29 @@ class Session:
         finally:
             self.conn.close()
 
+    def abandon(self) -> None:
+        """Drop the connection without finishing its result (the pool opens a fresh one next time)."""
+        if self._closed:
+            return
+        self._closed = True
+        if self._timer is not None:
+            self._timer.cancel()
+        try:
+            raw = self.conn.connection.dbapi_connection
+            pending = getattr(raw, "_result", None)
+            if pending is not None and getattr(pending, "unbuffered_active", False):
+                pending.unbuffered_active = False  # pymysql: do not read the remaining rows on close
+        except Exception:
+            pass
+        try:
+            self.conn.invalidate()
+        except Exception:
+            pass
+        try:
+            self.conn.close()
+        except Exception:
+            pass
+
     def __enter__(self) -> Session:
         return self
 

@@ -104,6 +104,7 @@ def stream_rows(session: Session, result: Any, kinds: list, converters: list, li
     """Yield converted tuples batch by batch from the cursor; always releases the connection."""
     credentials = session.source.credentials
     count = 0
+    finished = False
     try:
         # partitions() keeps SQLAlchemy's prefetch buffer (server-side cursors prefetch the first rows).
         for batch in result.partitions(BATCH_ROWS):
@@ -117,6 +118,7 @@ def stream_rows(session: Session, result: Any, kinds: list, converters: list, li
                     return
                 yield row
                 count += 1
+        finished = True
     except DBAPIError as exc:
         raise map_error(exc, credentials, ctx.resource_id, session.source.timeout_s) from None
     except Exception as exc:
@@ -124,11 +126,15 @@ def stream_rows(session: Session, result: Any, kinds: list, converters: list, li
             raise map_error(exc, credentials, ctx.resource_id, session.source.timeout_s) from None
         raise
     finally:
-        try:
-            result.close()
-        except Exception:
-            pass
-        session.close()
+        if not finished and session.backend in ("mysql", "mariadb"):
+            # An unbuffered MySQL result is drained row by row on close; drop the connection instead.
+            session.abandon()
+        else:
+            try:
+                result.close()
+            except Exception:
+                pass
+            session.close()
 
 
 def column_types(session: Session, checked: CheckedQuery, description: Any, schema: str | None) -> list[str | None]:
