@@ -187,3 +187,18 @@ def test_validate_sql_on_sqlite(sales_db, make_ctx):
     assert bad["valid"] is False and bad["read_only"] is False and bad["statement_type"] == "DELETE"
     missing = run_validate_sql({"sql": "SELECT * FROM ventass"}, ctx).data
     assert missing["valid"] is False and "autocontext" in missing["error"]
+
+
+def test_an_unconsumed_extraction_releases_its_connection(sales_db, make_ctx):
+    """If the core never iterates the rows (an error elsewhere), the fenced connection is still returned to the pool."""
+    import gc
+
+    from analytics_acp_databases.engines import Source
+
+    creds = {"type": "sqlite", "path": sales_db}
+    ex = run_execute_sql({"sql": "SELECT * FROM ventas"}, make_ctx(creds, "ventas"))
+    pool = Source(creds, database="ventas").engine(read_only=True).pool
+    assert pool.checkedout() == 1
+    del ex
+    gc.collect()
+    assert pool.checkedout() == 0

@@ -156,7 +156,7 @@ def _create_engine(source: Source, read_only: bool) -> Engine:
             connect_args["options"] = " ".join(p for p in (extra, "-c default_transaction_read_only=on") if p)
     elif backend in ("mysql", "mariadb"):
         connect_args["connect_timeout"] = 10
-    return sa.create_engine(url, connect_args=connect_args, pool_size=2, max_overflow=2, pool_pre_ping=True, pool_recycle=1800)
+    return sa.create_engine(url, connect_args=connect_args, pool_size=2, max_overflow=6, pool_pre_ping=True, pool_recycle=1800)
 
 
 def _quiet_duckdb(dbapi_conn: Any, _record: Any) -> None:

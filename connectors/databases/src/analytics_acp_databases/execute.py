@@ -8,6 +8,7 @@ as they come. The generator owns the connection and closes it (rolling back) whe
 from __future__ import annotations
 
 import datetime as dt
+import weakref
 from collections.abc import Iterator
 from typing import Any
 
@@ -78,6 +79,8 @@ def run_execute_sql(arguments: dict[str, Any], ctx: Any) -> Extraction:
     headers = [Header(name=c, type=k) for c, k in zip(columns, kinds, strict=True) if k is not None]
     converters = [types_map.converter(k) for k in kinds]
     rows = stream_rows(session, result, kinds, converters, limit, warnings, ctx)
+    # A generator that is never started never runs its finally: release the connection when it is collected.
+    weakref.finalize(rows, session.abandon if session.backend in ("mysql", "mariadb") else session.close)
     engine, subject = describe_source(source.credentials, target.database)
     resource = target.id(session.backend)
     return Extraction(
