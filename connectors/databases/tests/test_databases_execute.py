@@ -202,3 +202,14 @@ def test_an_unconsumed_extraction_releases_its_connection(sales_db, make_ctx):
     del ex
     gc.collect()
     assert pool.checkedout() == 0
+
+
+def test_roles_of_an_aggregate_query(sales_db, make_ctx, consume):
+    """8.6 roles: GROUP BY columns are dimensions, numeric aggregates metrics; plain selects get none."""
+    ctx = make_ctx({"type": "sqlite", "path": sales_db}, "ventas")
+    ex = run_execute_sql({"sql": "SELECT fecha, canal, SUM(pedidos) AS pedidos, AVG(importe) AS ticket, MAX(canal) AS m FROM ventas GROUP BY fecha, 2"}, ctx)
+    consume(ex)
+    assert {h.name: h.role for h in ex.headers} == {"fecha": "dimension", "canal": "dimension", "pedidos": "metric", "ticket": "metric", "m": None}
+    plain = run_execute_sql({"sql": "SELECT * FROM ventas"}, ctx)
+    consume(plain)
+    assert all(h.role is None for h in plain.headers)

@@ -76,7 +76,8 @@ def run_execute_sql(arguments: dict[str, Any], ctx: Any) -> Extraction:
         if isinstance(exc, DBAPIError):
             raise map_error(exc, source.credentials, ctx.resource_id or target.database, source.timeout_s) from None
         raise
-    headers = [Header(name=c, type=k) for c, k in zip(columns, kinds, strict=True) if k is not None]
+    roles = column_roles(checked.tree, len(columns), kinds)
+    headers = [Header(name=c, type=k, role=r) for c, k, r in zip(columns, kinds, roles, strict=True) if k is not None]
     converters = [types_map.converter(k) for k in kinds]
     rows = stream_rows(session, result, kinds, converters, limit, warnings, ctx)
     # A generator that is never started never runs its finally: release the connection when it is collected.
@@ -159,6 +160,27 @@ def column_types(session: Session, checked: CheckedQuery, description: Any, sche
         mapping = {}
     inferred = types_map.inferred_types(tree, mapping, sqlglot_dialect(backend), len(driver))
     return types_map.merge(driver, inferred)
+
+
+def column_roles(tree: exp.Expression | None, count: int, kinds: list[str | None]) -> list[str | None]:
+    """8.6 roles for an aggregate query: GROUP BY columns are dimensions, numeric aggregates metrics."""
+    roles: list[str | None] = [None] * count
+    if not isinstance(tree, exp.Select) or not tree.args.get("group"):
+        return roles
+    selects = tree.selects
+    if len(selects) != count:
+        return roles
+    group = tree.args["group"].expressions
+    group_sql = {g.sql() for g in group}
+    positions = {int(g.name) for g in group if isinstance(g, exp.Literal) and g.is_int}
+    aliases = {g.name for g in group if isinstance(g, exp.Column) and not g.table}
+    for i, projection in enumerate(selects):
+        inner = projection.unalias()
+        if inner.find(exp.AggFunc) is not None:
+            roles[i] = "metric" if kinds[i] in ("integer", "number") else None
+        elif inner.sql() in group_sql or (i + 1) in positions or projection.alias_or_name in aliases:
+            roles[i] = "dimension"
+    return roles
 
 
 def unique_names(names: list[Any]) -> list[str]:
