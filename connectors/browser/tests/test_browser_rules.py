@@ -203,3 +203,14 @@ def test_storage_diff():
     second = storage.page_rows(1, {"origin": "https://a.com", "local": {"k": "2"}, "session": {"s": "1"}}, previous)
     assert [(r["storage"], r["key"], r["change"], r["value"], r["previous_value"]) for r in second] == [
         ("local", "k", "updated", "2", "1"), ("local", "x", "deleted", None, "y"), ("session", "s", "created", "1", None)]
+
+
+def test_plugin_import_stays_lean():
+    """Playwright is imported on the first capture, not when the server loads the plugin."""
+    import subprocess
+    import sys
+
+    code = ("import sys; from analytics_acp.plugins import load_connector; l = load_connector('browser'); "
+            "assert sorted(l.tools) == ['capture', 'close_session', 'screenshot'], l.tools; "
+            "assert 'playwright' not in sys.modules")
+    subprocess.run([sys.executable, "-c", code], check=True, timeout=60)
