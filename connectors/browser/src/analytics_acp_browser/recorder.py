@@ -16,6 +16,14 @@ from . import console, datalayer, ga4, network
 from .urls import host_of
 
 
+def _frame(request: Any) -> Any:
+    """The request's frame, or None (service-worker requests have no frame and raise)."""
+    try:
+        return request.frame
+    except Exception:
+        return None
+
+
 class Recorder:
     """Event sink of one call; ``next_page_index`` comes from the session."""
 
@@ -45,7 +53,7 @@ class Recorder:
 
     def on_request(self, request: Any, main_frame: Any) -> None:
         """A request was issued (the route handler runs after this)."""
-        is_nav = bool(request.is_navigation_request()) and request.frame == main_frame
+        is_nav = bool(request.is_navigation_request()) and _frame(request) == main_frame
         if is_nav and request.redirected_from is None:
             self.pending_nav = {"url": request.url, "status": None, "x_robots": None}
         page_index = self.next_page_index if is_nav else self.page_index_now()
@@ -61,7 +69,8 @@ class Recorder:
         if row is not None:
             row["status"] = response.status
             row["mime_type"] = (headers.get("content-type") or "").split(";")[0] or None
-        if self.pending_nav is not None and response.request.is_navigation_request() and response.frame == main_frame:
+        if (self.pending_nav is not None and response.request.is_navigation_request()
+                and _frame(response.request) == main_frame):
             self.pending_nav["status"] = response.status
             self.pending_nav["x_robots"] = headers.get("x-robots-tag")
 

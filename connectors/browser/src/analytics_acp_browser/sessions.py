@@ -337,6 +337,13 @@ def _sink(session: Session, method: str, *args: Any) -> None:
         getattr(session.recorder, method)(*args)
 
 
+def _is_top_navigation(request: Any) -> bool:
+    try:
+        return bool(request.is_navigation_request()) and request.frame.parent_frame is None
+    except Exception:  # service-worker requests have no frame
+        return False
+
+
 async def _route(session: Session, route: Any, request: Any) -> None:
     """Every request: blocked hosts aborted, disallowed top-level pages aborted, hits answered locally."""
     url = request.url
@@ -345,14 +352,12 @@ async def _route(session: Session, route: Any, request: Any) -> None:
         await route.fallback()
         return
     ga4_hit = is_ga4_hit(url)
-    if session.policy.is_blocked(url) or (
-        request.is_navigation_request() and request.frame.parent_frame is None and not session.policy.may_open(url)
-    ):
+    if session.policy.is_blocked(url) or (_is_top_navigation(request) and not session.policy.may_open(url)):
         if rec is not None:
             if ga4_hit:  # the page did send it: an audit still wants to see it
                 rec.on_hit(request, "blocked_by_config")
             rec.set_disposition(request, "blocked_by_config")
-            if request.is_navigation_request():
+            if _is_top_navigation(request):
                 rec.warnings.append(f"Navigation to {url} was blocked by the source's host rules.")
         await route.abort("blockedbyclient")
         return
