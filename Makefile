@@ -5,7 +5,8 @@ VENV := .venv
 BIN := $(VENV)/bin
 UV := $(BIN)/uv
 # Every workspace member with a pyproject.toml is installed (editable) into the one venv.
-MEMBERS := core build $(sort $(dir $(wildcard connectors/*/pyproject.toml tools/*/pyproject.toml)))
+# tests/plugins/acpexample is the conformance kit's reference connector (id `example`).
+MEMBERS := core build tests/plugins/acpexample $(sort $(dir $(wildcard connectors/*/pyproject.toml tools/*/pyproject.toml)))
 STAMP := $(VENV)/.installed
 CONNECTOR ?= databases
 
@@ -22,7 +23,7 @@ $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip uv
 
-$(STAMP): $(BIN)/python $(wildcard core/pyproject.toml connectors/*/pyproject.toml tools/*/pyproject.toml) requirements-dev.txt
+$(STAMP): $(BIN)/python $(wildcard core/pyproject.toml build/pyproject.toml tests/plugins/*/pyproject.toml connectors/*/pyproject.toml tools/*/pyproject.toml) requirements-dev.txt
 	$(UV) pip install --python $(BIN)/python -q -r requirements-dev.txt $(foreach m,$(MEMBERS),-e $(m))
 	touch $(STAMP)
 
