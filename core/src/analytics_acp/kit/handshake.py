@@ -6,13 +6,13 @@ import re
 from typing import Any
 
 from ..constants import ACP_MAX_ROW_LIMIT, COST_MODELS, DELIVERY_MODES
+from ..skills import read_skills
 from .run import Run
 from .static import schema_texts, setup_schema_problems
 
 REQUIRED_CAPABILITY = ("version", "defaults", "credentials_schema", "resource_id", "autocontext", "cost", "extraction_tools")
 _DATEISH = re.compile(r"^(start|end)(_date)?$|^date_(from|to|start|end)$|^(since|until)$|_date$", re.I)
 _NAME = re.compile(r"^[a-z0-9_]+$")
-_SKILL_NAME = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 
 
 def check_capability(run: Run) -> None:
@@ -189,26 +189,9 @@ def check_skills(run: Run) -> None:
     if folder is None or not folder.is_dir():
         f.not_applicable("results.skills", "no skills/ folder known for this server")
         return
-    import yaml
-
-    for skill in sorted(p for p in folder.iterdir() if p.is_dir()):
-        md = skill / "SKILL.md"
-        if not _SKILL_NAME.match(skill.name):
-            f.fail("results.skills", f"folder {skill.name} does not match {_SKILL_NAME.pattern}")
-        if not md.is_file():
-            f.fail("results.skills", f"{skill.name} has no SKILL.md")
-            continue
-        text = md.read_text(encoding="utf-8")
-        meta: Any = None
-        if text.startswith("---"):
-            parts = text.split("---", 2)
-            if len(parts) == 3:
-                try:
-                    meta = yaml.safe_load(parts[1])
-                except yaml.YAMLError:
-                    meta = None
-        if not isinstance(meta, dict) or meta.get("name") != skill.name or not meta.get("description"):
-            f.fail("results.skills", f"{skill.name}/SKILL.md needs frontmatter name={skill.name} and description")
-            continue
-        run.texts.append((f"skills.{skill.name}.description", str(meta["description"])))
+    skills, problems = read_skills(folder)
+    for problem in problems:
+        f.fail("results.skills", problem)
+    for skill in skills:
+        run.texts.append((f"skills.{skill.name}.description", skill.description))
         f.ok("results.skills", skill.name)
