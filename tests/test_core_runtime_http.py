@@ -11,8 +11,6 @@ import pytest
 from analytics_acp.host import AcpClient
 from core_helpers import CREDS, env, serve_command
 
-pytestmark = pytest.mark.asyncio
-
 
 def _free_port():
     with socket.socket() as s:
