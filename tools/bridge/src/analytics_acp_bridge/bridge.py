@@ -21,6 +21,7 @@ from analytics_acp.host import ProtocolError, ToolResult
 from . import own_tools
 from .discovery import AcpLaunch, discover
 from .exposure import Route, forward_arguments, rewrite_tool
+from .querycache import TableCache
 from .redact import Redactor
 from .results import error_note, extraction_note, handle_artifacts, store_extraction
 from .servers import AcpProcess, ServerUnavailable
@@ -51,6 +52,7 @@ class Bridge:
         self.sources: SourcesFile = load_sources(paths.sources, paths.project)
         self.launches: dict[str, AcpLaunch] = discover(paths.root)
         self.store = DatasetStore(paths.project)
+        self.query_cache = TableCache()  # acp_query tables kept until their CSV changes (bench case 5)
         self.redactor = Redactor(self.sources.secrets)
         self.tmp = Path(tempfile.mkdtemp(prefix="analytics-acp-bridge-"))
         self.processes: dict[str, AcpProcess] = {}
@@ -118,6 +120,7 @@ class Bridge:
         """Stop every server and remove the bridge's temp folder."""
         for proc in self.processes.values():
             await proc.aclose()
+        self.query_cache.clear()
         shutil.rmtree(self.tmp, ignore_errors=True)
 
     # ----- acp/read_table (8.8) -----
@@ -159,7 +162,7 @@ class Bridge:
             result = await anyio.to_thread.run_sync(own_tools.datasets, self.store, arguments.get("filter"))
             return [_text(result)]
         response, note = await anyio.to_thread.run_sync(
-            own_tools.query, self.store, arguments.get("sql"), arguments.get("save_as")
+            own_tools.query, self.store, arguments.get("sql"), arguments.get("save_as"), self.query_cache
         )
         return [_text(response), {"type": "text", "text": note}] if note else [_text(response)]
 

@@ -7,6 +7,7 @@ from typing import Any
 from analytics_acp.errors import InvalidArguments
 
 from .query import run_query
+from .querycache import TableCache
 from .store import DatasetStore, sql_safe_id
 
 QUERY_ROWS = 50  # ACP_MODEL_ROWS_SINGLE: rows of an acp_query result the model sees
@@ -78,8 +79,13 @@ def _query_notice(total: int, shown: int) -> str:
     return f"Showing {shown} of {total} result rows."
 
 
-def query(store: DatasetStore, sql: Any, save_as: Any = None) -> tuple[dict[str, Any], str | None]:
-    """acp_query: run, save the full result as a dataset (origin query), return the model view and the note."""
+def query(
+    store: DatasetStore, sql: Any, save_as: Any = None, cache: TableCache | None = None
+) -> tuple[dict[str, Any], str | None]:
+    """acp_query: run, save the full result as a dataset (origin query), return the model view and the note.
+
+    ``cache`` keeps loaded datasets between calls (querycache.py); None loads them for this call only.
+    """
     if save_as is not None and save_as != "":
         if not isinstance(save_as, str) or sql_safe_id(save_as) != save_as:
             raise InvalidArguments(
@@ -94,7 +100,7 @@ def query(store: DatasetStore, sql: Any, save_as: Any = None) -> tuple[dict[str,
     else:
         dataset_id = store.new_id("query")
         save_as = None
-    conn, result = run_query(store, sql)
+    conn, result = run_query(store, sql, cache)
     try:
         sample: list[dict[str, Any]] = []
         records = result.records()

@@ -1,7 +1,8 @@
 """acp_query (16.4, 16.6): read-only SQLite SQL over acp-data datasets.
 
-Only the datasets the query names are loaded, into a throw-away in-memory database with typed
-columns from their meta. Read-only is enforced twice, neither by pattern matching: sqlglot
+Only the datasets the query names are visible, in a throw-away in-memory database with typed
+columns from their meta. With a TableCache (the bridge has one), each dataset's loaded table is
+kept between calls and attached to that database, until its CSV changes (querycache.py). Read-only is enforced twice, neither by pattern matching: sqlglot
 parses the statement and must find a single SELECT (or WITH ... SELECT / set operation), and
 SQLite's authorizer denies every action that is not reading while the statement is prepared
 and run. The CSVs themselves are never opened for writing.
@@ -21,6 +22,7 @@ from sqlglot.errors import ParseError, TokenError
 from sqlglot.tokens import TokenType
 
 from . import csvtypes
+from .querycache import TableCache
 from .store import Dataset, DatasetStore
 
 ALLOWED_ACTIONS = {sqlite3.SQLITE_SELECT, sqlite3.SQLITE_READ, sqlite3.SQLITE_FUNCTION, sqlite3.SQLITE_RECURSIVE}
@@ -117,16 +119,22 @@ def _load(conn: sqlite3.Connection, store: DatasetStore, dataset: Dataset) -> No
         conn.executemany(insert, batch)
 
 
-def run_query(store: DatasetStore, sql: str) -> tuple[sqlite3.Connection, QueryResult]:
-    """Validate and start the query; the caller streams ``result.records()`` and closes the connection."""
+def run_query(store: DatasetStore, sql: str, cache: TableCache | None = None) -> tuple[sqlite3.Connection, QueryResult]:
+    """Validate and start the query; the caller streams ``result.records()`` and closes the connection.
+
+    Without ``cache`` every named dataset is loaded from its CSV for this query alone.
+    """
     if not isinstance(sql, str) or not sql.strip():
         raise InvalidArguments("sql is required: a SQLite SELECT using dataset ids as table names.")
     check_read_only(sql)
     mentioned = named_identifiers(sql)
     datasets = [d for d in store.list() if d.id.lower() in mentioned]
-    conn = sqlite3.connect(":memory:", check_same_thread=False)
+    conn = sqlite3.connect(":memory:", check_same_thread=False, uri=True)  # uri: ATTACH of memdb names
     try:
-        for dataset in datasets:
+        to_load = datasets
+        if cache is not None:
+            to_load = cache.attach(conn, datasets, lambda c, d: _load(c, store, d))
+        for dataset in to_load:
             _load(conn, store, dataset)
         conn.set_authorizer(_authorizer)  # from here on, only reads (16.6)
         try:
