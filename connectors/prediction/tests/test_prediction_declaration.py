@@ -7,6 +7,7 @@ import re
 import subprocess
 import sys
 from pathlib import Path
+from xml.etree import ElementTree
 
 import yaml
 from analytics_acp import NO_RESOURCE
@@ -81,4 +82,5 @@ def test_skill_and_icon():
         assert "table_ref" in text and "backtest" in text
     icon = PACKAGE / load_connector("prediction").info.icon
     assert icon.is_file() and icon.stat().st_size < 256 * 1024
-    assert icon.read_text().lstrip().startswith("<svg")
+    root = ElementTree.parse(icon).getroot()  # well-formed SVG, not only a file named .svg
+    assert root.tag == "{http://www.w3.org/2000/svg}svg" and root.get("viewBox")

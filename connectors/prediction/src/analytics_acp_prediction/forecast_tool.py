@@ -21,6 +21,7 @@ from . import backtest, frequency, models, series
 
 MAX_HORIZON = 1000
 MAX_SERIES = 100
+MAX_FIT_POINTS = 1000
 DEFAULT_CONFIDENCE = 0.95
 
 
@@ -101,6 +102,14 @@ def _fit_one(y: pd.Series, args: ForecastArgs, m: int, label: str) -> dict[str, 
     """Plan, fit, forecast and backtest one regular series."""
     explicit = args.seasonal_period is not None
     method = "sarimax" if args.method == "arima" else args.method
+    if y.nunique() == 1 and len(y) >= models.min_points("seasonal_naive", 1)[0]:
+        # Nothing to fit: some methods drift off a constant (Theta adds a trend), the random walk repeats it.
+        # Too short a constant still fails below like any short series, naming the minimum.
+        fitted = models.fit("seasonal_naive", y, 1)
+        notes = [f"{label.capitalize()} is constant ({y.iloc[0]:g}), so it is forecast as that value "
+                 f"(seasonal_naive without season) instead of {args.method}."]
+        return {"y": y, "fitted": fitted, "forecast": fitted.predict(args.horizon, args.confidence),
+                "backtest": {"skipped": "the series is constant"}, "candidates": None, "warnings": notes}
     if method == "auto":
         fitted, test, candidates, notes = backtest.choose_auto(y, args.horizon, m, explicit, args.confidence, label)
     else:
@@ -148,6 +157,13 @@ def compute(table: HostTable, args: ForecastArgs) -> Extraction:
             y, notes = frequency.regular_series(
                 times.iloc[idx], values.iloc[idx], freq, rule, aggregate=args.aggregate, fill=args.fill, label=label
             )
+            if len(y) > MAX_FIT_POINTS:
+                notes.append(
+                    f"{label.capitalize()}: only the last {MAX_FIT_POINTS} of {len(y)} {freq.name} periods "
+                    f"(from {freq.fmt(y.index[-MAX_FIT_POINTS])}) were used to fit; older history slows the fit "
+                    "and adds little to a short-term forecast."
+                )
+                y = y.iloc[-MAX_FIT_POINTS:]
             result = _fit_one(y, args, m, label)
         except InvalidArguments as exc:
             if not keys:

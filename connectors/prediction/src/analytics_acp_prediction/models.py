@@ -29,6 +29,9 @@ LABELS = {
     "theta": "Theta",
     "seasonal_naive": "Seasonal naive",
 }
+# Seasons longer than this (24 hourly, 52 weekly) enter SARIMAX as Fourier terms: a seasonal
+# ARIMA with 24 or 52 lags has a large state and takes minutes to fit.
+FOURIER_ABOVE = 12
 SIMULATION_PATHS = 2000  # Holt-Winters intervals are simulated; a fixed seed keeps them reproducible.
 SEED = 0
 
@@ -64,6 +67,8 @@ def min_points(method: str, m: int) -> tuple[int, str]:
     if method == "ets":
         return (2 * m, "2 full seasons") if seasonal else (5, "level and trend")
     if method == "sarimax":
+        if seasonal and m > FOURIER_ABOVE:
+            return (max(2 * m, 10), "2 full seasons")
         return (max(3 * m, 10), "3 full seasons") if seasonal else (10, "order selection")
     if method == "theta":
         return (2 * m, "2 full seasons to deseasonalize") if seasonal else (4, "trend and level")
@@ -177,7 +182,8 @@ def fit_holt_winters(y: pd.Series, m: int, spec: dict[str, Any] | None = None) -
 
 def _ets_forms(y: pd.Series, m: int) -> list[dict[str, Any]]:
     positive = bool((y > 0).all())
-    errors = ["add", "mul"] if positive else ["add"]
+    # Multiplicative errors only for short seasons: with 24 or 52 seasonal states they double a slow search.
+    errors = ["add", "mul"] if positive and m <= FOURIER_ABOVE else ["add"]
     trends = [(None, False), ("add", False), ("add", True)]
     seasons = [None] + ((["add", "mul"] if positive else ["add"]) if m > 1 else [])
     return [
@@ -254,16 +260,25 @@ def _differences(y: pd.Series, m: int) -> tuple[int, int]:
     return d, D
 
 
+def _fourier(m: int, order: int) -> Any:
+    from statsmodels.tsa.deterministic import Fourier
+
+    return Fourier(period=m, order=order)
+
+
 def _best_sarimax(y: pd.Series, forms: list[dict[str, Any]], best: tuple | None = None) -> tuple | None:
     """The (aic, form, result, warnings) of the lowest-AIC form among ``forms`` (and ``best``)."""
     from statsmodels.tsa.statespace.sarimax import SARIMAX
 
     for form in forms:
+        k = form.get("fourier", 0)
+        exog = _fourier(form["period"], k).in_sample(y.index) if k else None
         try:
             with _Quiet() as quiet:
                 # No parameter covariance is reported, so skip computing it (the slow part of many fits).
                 result = SARIMAX(
-                    y, order=tuple(form["order"]), seasonal_order=tuple(form["seasonal_order"]), trend=form["trend"]
+                    y, exog=exog, order=tuple(form["order"]), seasonal_order=tuple(form["seasonal_order"]),
+                    trend=form["trend"],
                 ).fit(disp=False, cov_type="none")
         except (ValueError, np.linalg.LinAlgError):
             continue
@@ -277,24 +292,28 @@ def fit_sarimax(y: pd.Series, m: int, spec: dict[str, Any] | None = None) -> Fit
     """SARIMAX (statsmodels); without ``spec`` d/D are tested and the order chosen by AIC in two small grids.
 
     First the seasonal part and trend with a (1, d, 1) core, then (p, q) in 0..2 with that
-    seasonal part: 14 fits at most instead of the 54 of the full grid.
+    seasonal part: 14 fits at most instead of the 54 of the full grid. Seasons longer than
+    FOURIER_ABOVE use 2 or 4 Fourier harmonics as regressors instead of seasonal lags.
     """
     if spec:
         best = _best_sarimax(y, [spec])
     else:
-        d, D = _differences(y, m)
-        seasonal = [(0, 0), (1, 0), (0, 1)] if m > 1 else [(0, 0)]
-        # The trend term acts on the differenced series: with one difference a constant is a drift.
+        fourier = m > FOURIER_ABOVE
+        d, D = _differences(y, 1 if fourier else m)
         trends = ["c"] if d + D == 0 else [None, "c"] if d + D == 1 else [None]
-        s_period = m if m > 1 else 0
-        stage1 = [
-            {"order": (1, d, 1), "seasonal_order": (P, D, Q, s_period), "trend": t} for (P, Q) in seasonal for t in trends
-        ]
+        if fourier:
+            seasons = [{"seasonal_order": (0, 0, 0, 0), "fourier": k, "period": m} for k in sorted({min(2, m // 2), min(4, m // 2)})]
+        elif m > 1:
+            seasons = [{"seasonal_order": (P, D, Q, m)} for (P, Q) in [(0, 0), (1, 0), (0, 1)]]
+        else:
+            seasons = [{"seasonal_order": (0, 0, 0, 0)}]
+        # The trend term acts on the differenced series: with one difference a constant is a drift.
+        stage1 = [{"order": (1, d, 1), "trend": t, **season} for season in seasons for t in trends]
         best = _best_sarimax(y, stage1)
         if best is not None:
             chosen = best[1]
             stage2 = [
-                {"order": (p, d, q), "seasonal_order": chosen["seasonal_order"], "trend": chosen["trend"]}
+                {**chosen, "order": (p, d, q)}
                 for p in range(3)
                 for q in range(3)
                 if (p, q) != (1, 1)
@@ -307,15 +326,21 @@ def fit_sarimax(y: pd.Series, m: int, spec: dict[str, Any] | None = None) -> Fit
 
 
 def _sarimax_fitted(method: str, y: pd.Series, m: int, form: dict[str, Any], result: Any, quiet: Any) -> Fitted:
+    k = form.get("fourier", 0)
+
     def predict(h: int, confidence: float) -> Forecast:
-        forecast = result.get_forecast(h)
+        exog = _fourier(form["period"], k).out_of_sample(h, y.index) if k else None
+        forecast = result.get_forecast(h, exog=exog)
         bounds = np.asarray(forecast.conf_int(alpha=1 - confidence), dtype=float)
         return Forecast(_future_index(y, h), np.asarray(forecast.predicted_mean, dtype=float), bounds[:, 0], bounds[:, 1])
 
     params = _scalars(dict(zip(result.model.param_names, result.params, strict=False)))
+    params = {key: v for key, v in params.items() if not (key.startswith("sin(") or key.startswith("cos("))}
     params.update(
         order=list(form["order"]), seasonal_order=list(form["seasonal_order"]), trend=form["trend"], aic=result.aic
     )
+    if k:
+        params.update(fourier_terms=k, fourier_period=form["period"])
     notes = _convergence_note(quiet, method) if quiet is not None else []
     return Fitted(method, m, dict(form), params, predict, notes)
 
