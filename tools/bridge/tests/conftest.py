@@ -44,15 +44,19 @@ class BridgeClient:
 
 
 @asynccontextmanager
-async def open_bridge(project: Path, root: Path | None = None, sources: Path | None = None, env: dict | None = None):
-    """Start ``python -m analytics_acp_bridge`` as an MCP stdio server and initialize a ClientSession."""
+async def open_bridge(project: Path, root: Path | None = None, sources: Path | None = None, env: dict | None = None,
+                      errlog=None):
+    """Start ``python -m analytics_acp_bridge`` as an MCP stdio server and initialize a ClientSession.
+
+    ``errlog``: a file that receives the bridge's stderr (default: the test's stderr).
+    """
     args = ["-m", "analytics_acp_bridge", "--project", str(project)]
     if root is not None:
         args += ["--root", str(root)]
     if sources is not None:
         args += ["--sources", str(sources)]
     params = StdioServerParameters(command=sys.executable, args=args, env={**os.environ, **(env or {})}, cwd=str(project))
-    async with stdio_client(params) as (read, write):
+    async with stdio_client(params, errlog=errlog or sys.stderr) as (read, write):
         async with ClientSession(read, write) as session:
             await session.initialize()
             yield BridgeClient(session)
@@ -80,5 +84,5 @@ def write_sources():
 
 @pytest.fixture
 def bridge():
-    """``bridge(project, root=None, sources=None, env=None)``: async context manager yielding a BridgeClient."""
+    """``bridge(project, root=None, sources=None, env=None, errlog=None)``: async context manager yielding a BridgeClient."""
     return open_bridge

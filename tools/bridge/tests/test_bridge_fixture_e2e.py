@@ -232,3 +232,27 @@ async def test_bridge_fixture_modern_mcp_client(tmp_path, fixture_root, write_so
         result = await client.call_tool("fx__numbers", {"count": 7})
         assert not result.is_error
         assert "You saw 5 of 7 rows." in result.content[1].text
+
+
+async def test_bridge_fixture_logs_never_carry_a_secret(tmp_path, fixture_root, bridge, write_sources):
+    """16.8: the bridge's stderr (a desktop client keeps it as a log) is scrubbed, including what servers print."""
+    import anyio
+
+    project = tmp_path / "proj"
+    project.mkdir()
+    write_sources(fixture_root / "sources.json", sources())
+    log_path = tmp_path / "bridge.stderr"
+    with open(log_path, "w", encoding="utf-8") as errlog:
+        env = {"BRIDGE_FX_TOKEN": TOKEN_B, "ACP_BRIDGE_LOG": "DEBUG"}  # DEBUG: the libraries log requests too
+        async with bridge(project, fixture_root, env=env, errlog=errlog) as client:
+            await client.tools()
+            for tool in ("fx__noisy", "fx_b__noisy", "fx_bad__whoami", "fx__numbers"):
+                await client.call(tool, {})
+            # Readiness wait for the relayed lines (the relay is a thread), not a timing assertion.
+            with anyio.move_on_after(60):
+                while log_path.read_text(encoding="utf-8").count("fixture debug: token=") < 2:
+                    await anyio.sleep(0.05)
+    log = log_path.read_text(encoding="utf-8")
+    assert log.count("fixture debug: token=[redacted]") == 2, log[-3000:]
+    for secret in (TOKEN_A, TOKEN_B, BAD, "acct-a"):  # logs also hide literal credential values
+        assert secret not in log

@@ -22,7 +22,7 @@ from . import own_tools
 from .discovery import AcpLaunch, discover
 from .exposure import Route, forward_arguments, rewrite_tool
 from .querycache import TableCache
-from .redact import Redactor
+from .redact import Redactor, ScrubbedStderr
 from .results import error_note, extraction_note, handle_artifacts, store_extraction
 from .servers import AcpProcess, ServerUnavailable
 from .sources import Source, SourcesFile, load_sources
@@ -54,6 +54,12 @@ class Bridge:
         self.store = DatasetStore(paths.project)
         self.query_cache = TableCache()  # acp_query tables kept until their CSV changes (bench case 5)
         self.redactor = Redactor(self.sources.secrets)
+        # Logs are scrubbed of every literal credential too, whatever the ACP's schema says: a log
+        # line is never worth a leak, while descriptions must keep non-secret values (paths) intact.
+        self.log_redactor = Redactor(self.sources.secrets)
+        for source in self.sources.sources:
+            self.log_redactor.add(source.secret_values(None))
+        self.stderr: ScrubbedStderr | None = None
         self.tmp = Path(tempfile.mkdtemp(prefix="analytics-acp-bridge-"))
         self.processes: dict[str, AcpProcess] = {}
         self.routes: dict[str, Route] = {}
@@ -75,9 +81,12 @@ class Bridge:
     async def start(self, tg: anyio.abc.TaskGroup) -> None:
         """Start one server per ACP used by a healthy source (concurrently) and build the tool list."""
         wanted = {s.acp for s in self.sources.sources if s.error is None}
+        if wanted and self.stderr is None:
+            self.stderr = ScrubbedStderr(self.log_redactor)
         for acp_id in sorted(wanted):
             launch = self.launches[acp_id]
-            proc = AcpProcess(launch, self._resolve, self.tmp / f"acp-{acp_id}", _cache_dir(launch))
+            errlog = self.stderr.file if self.stderr is not None else None
+            proc = AcpProcess(launch, self._resolve, self.tmp / f"acp-{acp_id}", _cache_dir(launch), errlog)
             proc.bind(tg)
             self.processes[acp_id] = proc
 
@@ -99,6 +108,7 @@ class Bridge:
             proc = self.processes.get(source.acp)
             schema = proc.capability.get("credentials_schema") if proc is not None and proc.client is not None else None
             self.redactor.add(source.secret_values(schema if isinstance(schema, dict) else None))
+        self.log_redactor.add(set(self.redactor.secrets))
 
     def _build_tools(self) -> None:
         tools = [dict(t) for t in own_tools.TOOLS]
@@ -121,6 +131,8 @@ class Bridge:
         for proc in self.processes.values():
             await proc.aclose()
         self.query_cache.clear()
+        if self.stderr is not None:
+            self.stderr.close()
         shutil.rmtree(self.tmp, ignore_errors=True)
 
     # ----- acp/read_table (8.8) -----

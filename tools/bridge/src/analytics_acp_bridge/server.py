@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 import anyio
@@ -10,6 +11,7 @@ from mcp.server.lowlevel import Server
 
 from . import __version__
 from .bridge import Bridge, Paths
+from .redact import RedactingFilter
 
 INSTRUCTIONS = (
     "ACP Bridge: analytics sources as tools named <source>__<tool>. Extractions return a sample; the full "
@@ -44,6 +46,11 @@ async def serve_stdio(paths: Paths) -> None:
     from mcp.server.stdio import stdio_server
 
     bridge = Bridge(paths)
+    # Every log record leaving this process is scrubbed (16.8), whichever library wrote it.
+    scrub = RedactingFilter(bridge.log_redactor)
+    for handler in [*logging.getLogger().handlers, logging.lastResort]:
+        if handler is not None:
+            handler.addFilter(scrub)
     server = build_server(bridge)
     async with anyio.create_task_group() as tg:
         try:

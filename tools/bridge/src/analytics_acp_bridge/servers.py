@@ -12,7 +12,7 @@ import os
 import sys
 from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
 import anyio
 import anyio.abc
@@ -43,8 +43,11 @@ class ServerUnavailable(Exception):
 class AcpProcess:
     """A lazily started, restartable connection to one ACP server."""
 
-    def __init__(self, launch: AcpLaunch, resolver: Resolver, tmp_dir: Path, cache_dir: Path | None):
+    def __init__(
+        self, launch: AcpLaunch, resolver: Resolver, tmp_dir: Path, cache_dir: Path | None, errlog: TextIO | None = None
+    ):
         self.launch = launch
+        self.errlog = errlog  # where the server's stderr goes (the bridge's scrubbing pipe)
         self.resolver = resolver
         self.tmp_dir = tmp_dir
         self.cache_dir = cache_dir
@@ -86,7 +89,7 @@ class AcpProcess:
             cwd=str(self.launch.cwd) if self.launch.cwd else None,
             capability=CAPABILITY,
             resolver=self.resolver,
-            errlog=sys.stderr,
+            errlog=self.errlog or sys.stderr,
         )
 
     async def _run(self, *, task_status: anyio.abc.TaskStatus = anyio.TASK_STATUS_IGNORED) -> None:

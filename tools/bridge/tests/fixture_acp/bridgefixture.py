@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 
 from analytics_acp import (
@@ -46,6 +47,13 @@ def leak(args, ctx):
     """A careless tool that puts the secret in its model_response (the bridge must scrub it)."""
     creds = ctx.credentials or {}
     return Info(data={"debug": f"called with token {creds.get('token')}"})
+
+
+def noisy(args, ctx):
+    """A careless tool that prints the credentials on its stderr (the bridge must scrub what it relays)."""
+    creds = ctx.credentials or {}
+    print(f"fixture debug: token={creds.get('token')} account={creds.get('account')}", file=sys.stderr, flush=True)
+    return Info(data={"printed": True})
 
 
 def multi(args, ctx):
@@ -114,6 +122,7 @@ _TABLE_REF = {"type": "string", "x-acp-input": "table_ref", "description": "Host
 TOOLS = [
     ToolSpec(name="whoami", description="Process and account.", run=whoami, needs_resource=False),
     ToolSpec(name="leak", description="Echoes the token.", run=leak, needs_resource=False),
+    ToolSpec(name="noisy", description="Prints the token on stderr.", run=noisy, needs_resource=False),
     ToolSpec(name="multi", description="Three tables.", run=multi, kind="extraction", multitable=True, needs_resource=False,
              input_schema={"type": "object", "properties": {"big": {"type": "integer"}}}),
     ToolSpec(name="numbers", description="Squares.", run=numbers, kind="extraction", default=True, needs_resource=False,
