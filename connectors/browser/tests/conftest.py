@@ -125,6 +125,22 @@ CHECKOUT = """<!doctype html><html><head><title>Checkout</title>
   setTimeout(function () { throw new Error('checkout boom'); }, 0);
 </script></head><body><h1>Checkout</h1><div style="height:3000px"></div><p id="bottom">end</p></body></html>"""
 
+# A page for the steps not in the shop flow (press, scroll y / selector / top, wait_for ms) and
+# for performance: a blocking script is a long task, a late banner shifts the layout. Each key
+# press pushes the scroll position, so the pushes show where every scroll step left the page.
+FORM = """<!doctype html><html><head><title>Form</title><script>
+window.dataLayer = window.dataLayer || [];
+var t0 = performance.now(); while (performance.now() - t0 < 120) {}
+document.addEventListener('keydown', function (e) {
+  dataLayer.push({event: 'key', key: e.key, target: e.target.id || 'page', y: Math.round(window.scrollY)});
+});
+setTimeout(function () {
+  var b = document.createElement('div'); b.style.height = '300px'; b.textContent = 'late banner';
+  document.body.insertBefore(b, document.body.firstChild);
+}, 200);
+</script></head><body><h1>A form page with a large heading for paint</h1><p>Some text to shift.</p>
+<input id="q"><div style="height:5000px"></div><p id="far">far</p></body></html>"""
+
 ROBOTS = "User-agent: *\nDisallow: /checkout\nDisallow: /cart\nAllow: /\n\nUser-agent: BadBot\nDisallow: /\n\nSitemap: {origin}/sitemap.xml\n"
 SITEMAP = """<?xml version="1.0" encoding="UTF-8"?><urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">
 <url><loc>{origin}/</loc><lastmod>2026-01-01</lastmod></url><url><loc>{origin}/product</loc><lastmod>2026-02-01</lastmod></url>
@@ -200,6 +216,12 @@ def _handler(site: Site):
                 self._send("<html><head><title>Many</title><script>window.dataLayer = window.dataLayer || [];"
                            f"for (var i = 0; i < {n}; i++) dataLayer.push({{event: 'tick_' + i, long: 'x'.repeat(200)}});"
                            "</script></head><body>many</body></html>")
+            elif path == "/form":
+                self._send(FORM)
+            elif path == "/whoami":
+                # what the browser sent: proves user_agent and locale reach the requests
+                ua, lang = self.headers.get("User-Agent", ""), self.headers.get("Accept-Language", "")
+                self._send(f"<html><head><title>UA={ua}|LANG={lang}</title></head><body>who</body></html>")
             elif path == "/missing":
                 self._send("<html><head><title>Not found</title></head><body>404</body></html>", status=404)
             else:

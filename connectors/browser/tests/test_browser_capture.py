@@ -106,17 +106,22 @@ async def test_multi_page_flow_fills_every_table(site, make_ctx):
     collects = [r for r in net if "/g/collect" in r["url"]]
     assert len(collects) == 5 and all(r["disposition"] == "answered_locally" and r["third_party"] for r in collects)
     assert {r["resource_type"] for r in collects} == {"fetch", "ping"}
+    assert {(r["resource_type"], r["method"]) for r in collects} == {("fetch", "GET"), ("ping", "POST")}
     docs = [(r["page_index"], r["url"]) for r in net if r["resource_type"] == "document"]
     assert docs == [(0, o + "/"), (1, o + "/product"), (2, o + "/checkout")]
 
     # tags
     tg = {(r["vendor"], r["tag_id"]) for r in t["tags"]}
     assert {("Google Analytics 4", "G-TEST123"), ("Google Tag Manager", "GTM-ABC123"), ("Google consent mode", None)} <= tg
+    consent = next(r for r in t["tags"] if r["vendor"] == "Google consent mode")
+    assert consent["consent_default"] == {"ad_storage": "denied", "analytics_storage": "granted"}
+    assert consent["gcs_seen"] == ["G111"]
 
     # seo
     seo = t["seo"]
     assert seo[0]["json_ld_types"] == ["Organization", "WebSite"] and seo[0]["canonical"] == o + "/"
     assert seo[0]["meta_description"] == "A shop for tests" and seo[0]["hreflang"] == [{"hreflang": "es", "href": o + "/es/"}]
+    assert seo[0]["robots"] == "index,follow" and seo[0]["status"] == 200 and seo[0]["title"] == "Test Shop"
     assert seo[0]["headings"]["h2"] == 1 and seo[0]["open_graph"] == {"og:title": "Test Shop OG"}
     assert seo[2]["x_robots_tag"] == "noindex" and seo[2]["h1"] == ["Checkout"]
 
@@ -210,9 +215,10 @@ async def test_host_rules(site, make_ctx):
 async def test_staging_credentials(site, make_ctx):
     with pytest.raises(CredentialsMissing, match="HTTP authentication"):
         await capture.run({"url": "/protected"}, make_ctx(resource_id=site.origin))
-    with pytest.raises(CredentialsInvalid, match="refused"):
+    with pytest.raises(CredentialsInvalid, match="refused") as refused:
         await capture.run({"url": "/protected"}, make_ctx(resource_id=site.origin, credentials={
             "basic_username": "stage", "basic_password": "wrong-pw"}))
+    assert "wrong-pw" not in refused.value.message  # the error names the problem, never the secret
     creds = {"basic_username": "stage", "basic_password": "s3cret-pw", "extra_cookies": "sessionid=abc123"}
     ok = await capture.run({"url": "/protected"}, make_ctx(resource_id=site.origin, credentials=creds))
     page = ok.manifest["pages"][0]

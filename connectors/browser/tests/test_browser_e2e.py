@@ -59,6 +59,11 @@ async def test_default_selection_not_extracted_and_notice(site):
         full = {t.name: t for t in res.tables()}
         assert full["ga4_hits"].rows[1]["items"][0] == {"item_id": "SKU_1", "item_name": "T-shirt", "price": 9.99,
                                                         "quantity": 2, "color": "red"}
+        # model_view (8.2.1): the first field_limit fields of the view, for the model and in system_data
+        assert mr["tables"]["ga4_hits"]["fields"] == ["en", "page_index", "tid", "dl", "dt", "gcs", "ep.page_type", "epn.value"]
+        assert mr["tables"]["datalayer"]["fields"] == ["page_index", "event", "kind", "keys", "payload", "initial",
+                                                       "push_index", "page_url"]
+        assert sd["tables"][0]["model_view"]["fields"][:3] == ["en", "page_index", "tid"]
         headers = {h["name"]: h["type"] for h in sd["tables"][0]["headers"]}
         assert headers["epn.value"] == "number" and headers["items"] == "json" and headers["sct"] == "integer"
 

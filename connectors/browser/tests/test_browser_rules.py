@@ -214,3 +214,35 @@ def test_plugin_import_stays_lean():
             "assert sorted(l.tools) == ['capture', 'close_session', 'screenshot'], l.tools; "
             "assert 'playwright' not in sys.modules")
     subprocess.run([sys.executable, "-c", code], check=True, timeout=60)
+
+
+def test_default_executable_prefers_playwrights_own_browser(tmp_path):
+    """browser_executable empty: Playwright's Chromium when it is on disk, else Debian's."""
+    from types import SimpleNamespace
+
+    from analytics_acp_browser.sessions import default_executable
+
+    own = tmp_path / "chrome"
+    own.write_bytes(b"")
+    assert default_executable(SimpleNamespace(chromium=SimpleNamespace(executable_path=str(own)))) == str(own)
+    missing = SimpleNamespace(chromium=SimpleNamespace(executable_path=str(tmp_path / "not-installed")))
+    assert default_executable(missing) == "/usr/bin/chromium"
+
+
+def test_setup_schemas_and_blocks():
+    """Credentials are optional and write-only; blocks are per origin with the documented TTLs."""
+    from analytics_acp_browser.declaration import block_specs, info, tools
+    from analytics_acp_browser.settings import CONFIG_SCHEMA, CREDENTIALS_SCHEMA
+
+    assert CREDENTIALS_SCHEMA["required"] == []
+    assert {k for k, v in CREDENTIALS_SCHEMA["properties"].items() if v.get("writeOnly")} == {"basic_password", "extra_cookies"}
+    for key in ("browser_executable", "headless", "viewport_width", "viewport_height", "user_agent", "locale",
+                "navigation_timeout_ms", "action_timeout_ms", "idle_timeout_s", "max_sessions",
+                "allowed_hosts", "blocked_hosts", "forward_hits"):
+        assert key in CONFIG_SCHEMA["properties"], key
+    assert CONFIG_SCHEMA["properties"]["forward_hits"]["default"] is False
+    assert not any(t.needs_credentials for t in tools())
+    assert {b.id: b.ttl_s for b in block_specs()} == {"tag_setup": 6 * 3600, "robots_sitemap": 24 * 3600,
+                                                       "page_overview": 6 * 3600}
+    declared = info()
+    assert declared.defaults.tables == ["ga4_hits", "datalayer"] and declared.resource_id.format == "origin"

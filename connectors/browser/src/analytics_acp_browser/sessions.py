@@ -151,6 +151,15 @@ class SessionPool:
 
             self._pw = await async_playwright().start()
         key = settings.launch_key()
+        relaunch = self._browser is None or not self._browser.is_connected() or key != self._launch_key
+        executable = settings.browser_executable or default_executable(self._pw)
+        # Checked before the running browser is closed: a wrong path in one call's config must
+        # not end the other conversations' sessions.
+        if relaunch and not os.path.exists(executable):
+            raise UpstreamError(
+                f"No browser found at {executable}. Install Chromium (apt-get install chromium) "
+                "or set browser_executable in the source settings."
+            )
         if self._browser is not None and self._browser.is_connected() and key != self._launch_key:
             await self._close_browser()
         if self._browser is None or not self._browser.is_connected():
@@ -158,12 +167,6 @@ class SessionPool:
                 warnings.append(CRASH_WARNING)
                 self._crashed = False
             await self._drop_sessions()
-            executable = settings.browser_executable or default_executable(self._pw)
-            if not os.path.exists(executable):
-                raise UpstreamError(
-                    f"No browser found at {executable}. Install Chromium (apt-get install chromium) "
-                    "or set browser_executable in the source settings."
-                )
             try:
                 self._browser = await self._pw.chromium.launch(
                     executable_path=executable, headless=settings.headless,
