@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import csv
 import datetime as _dt
+import itertools
 import json
 import os
 import re
@@ -35,6 +36,7 @@ META_FIELDS = (
     "description", "dates", "headers", "row_count", "created_at",
 )
 _NOT_ID = re.compile(r"[^a-z0-9_]+")
+INFER_BATCH = 20000  # rows per type-inference batch of a hand-dropped CSV
 csv.field_size_limit(min(sys.maxsize, 2**31 - 1))  # JSON cells can be long
 
 
@@ -252,10 +254,11 @@ class DatasetStore:
                     return None
                 guesses = [csvtypes.TypeGuess() for _ in names]
                 count = 0
-                for row in reader:
-                    count += 1
-                    for guess, text in zip(guesses, row, strict=False):
-                        guess.add(text)
+                # Column batches: one transposition and one check pass per column per batch.
+                while batch := list(itertools.islice(reader, INFER_BATCH)):
+                    count += len(batch)
+                    for guess, column in zip(guesses, itertools.zip_longest(*batch, fillvalue=""), strict=False):
+                        guess.add_many(column)
         except (OSError, UnicodeDecodeError, csv.Error):
             return None
         meta = {
