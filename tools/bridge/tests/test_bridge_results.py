@@ -59,3 +59,17 @@ def test_bridge_results_error_notes_point_to_sources_json(tmp_path):
     cost = error_note({"name": "ACP_COST_LIMIT_EXCEEDED"}, "bq", path)
     assert "cost_limit_usd" in cost and str(path) in cost
     assert error_note({"name": "ACP_INVALID_ARGUMENTS"}, "ventas", path) is None
+
+
+def test_bridge_results_screenshot_over_4_mib_is_not_attached(tmp_path):
+    from analytics_acp_bridge.results import MAX_IMAGE_BYTES, handle_artifacts
+
+    store = DatasetStore(tmp_path / "proj")
+    small, big = tmp_path / "small.png", tmp_path / "big.png"
+    small.write_bytes(b"\x89PNG\r\n\x1a\n" + b"\0" * 100)
+    big.write_bytes(b"\x89PNG\r\n\x1a\n" + b"\0" * MAX_IMAGE_BYTES)
+    blocks, _ = handle_artifacts({"screenshot_path": str(small)}, store)
+    assert [b["mimeType"] for b in blocks] == ["image/png"]
+    blocks, notes = handle_artifacts({"screenshot_path": str(big)}, store)
+    assert blocks == [] and "larger than 4 MiB" in notes[0]
+    assert sorted(p.name for p in (tmp_path / "proj" / "acp-data" / "files").iterdir()) == ["big.png", "small.png"]
