@@ -191,7 +191,11 @@ async def session(command: str, args: list[str]) -> int:
                 "SELECT strftime('%m', fecha), SUM(pedidos) FROM ventas WHERE fecha BETWEEN ? AND ? GROUP BY 1",
                 (START.isoformat(), END.isoformat()),
             ).fetchall()
-            print(f"\n  same totals run directly on the database: {direct}")
+            got = [(r["mes"], r["pedidos"]) for r in json.loads(texts[0])["rows"]]
+            same = sorted(got) == sorted(direct)
+            print(f"\n  the same totals run directly on the database: {direct} ({'equal' if same else 'DIFFERENT'})")
+            if not same:
+                return 1
     return 0
 
 
@@ -206,6 +210,9 @@ def main() -> int:
     create_database(DEMO / "data" / "ventas.sqlite")
     write_sources(DEMO / "sources.json")
     heading("ACP Bridge demo (spec 16.7)")
+    print("  The bridge is an MCP server that hosts ACP servers. This script plays the MCP client (the role of")
+    print("  Claude Desktop, Cursor or VS Code) and makes the calls a model would make; each step shows what the")
+    print("  model receives, while the full tables are saved as CSV datasets in the project's acp-data/ folder.\n")
     print(f"  example database: {(DEMO / 'data' / 'ventas.sqlite').relative_to(REPO)} (90 days of sales by channel)")
     print(f"  sources.json:     {(DEMO / 'sources.json').relative_to(REPO)} (ventas: databases, prevision: prediction)")
     paths = Paths(project=DEMO, sources=DEMO / "sources.json", root=DEMO)
@@ -215,6 +222,9 @@ def main() -> int:
     heading("Use the same bridge from Claude Desktop, Cursor or VS Code (mcpServers entry)")
     print(json.dumps(config, indent=2))
     print(f"\nDatasets are in {(DEMO / 'acp-data').relative_to(REPO)}/ ; the credentials never reached the model.")
+    print("For your own project: write a sources.json (tools/bridge/sources.example.json), then run")
+    print("  .venv/bin/analytics-acp bridge --print-config --project /path/to/project --sources /path/to/sources.json")
+    print("and paste its output into your client's MCP configuration (tools/bridge/README.md has the snippets).")
     return code
 
 
