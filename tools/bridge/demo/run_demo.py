@@ -24,7 +24,8 @@ import textwrap
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[3]
-DEMO = REPO / ".demo"
+# ACP_BRIDGE_DEMO_DIR lets the test run the demo without touching the user's .demo/.
+DEMO = Path(os.environ.get("ACP_BRIDGE_DEMO_DIR") or REPO / ".demo").resolve()
 END = dt.date(2026, 9, 28)  # the window of 16.7: 2026-07-01 .. 2026-09-28 (90 days)
 START = END - dt.timedelta(days=89)
 SQL = (
@@ -79,6 +80,11 @@ def write_sources(path: Path) -> None:
     path.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
 
 
+def _rel(path: Path) -> Path:
+    """A path as the user typed `make demo` from the repository sees it."""
+    return path.relative_to(REPO) if path.is_relative_to(REPO) else path
+
+
 def heading(text: str) -> None:
     print("\n" + "=" * WIDTH + f"\n{text}\n" + "=" * WIDTH)
 
@@ -130,7 +136,7 @@ def dataset_ids(texts: list[str]) -> list[str]:
 def show_dataset(dataset_id: str) -> None:
     csv_path = DEMO / "acp-data" / f"{dataset_id}.csv"
     meta = json.loads((DEMO / "acp-data" / f"{dataset_id}.meta.json").read_text(encoding="utf-8"))
-    rel = csv_path.relative_to(REPO)
+    rel = _rel(csv_path)
     print(f"\n  dataset {dataset_id}: {rel} ({meta['row_count']} rows) + {rel.with_suffix('').with_suffix('.meta.json').name}")
     print("  columns: " + ", ".join(f"{h['name']}:{h['type']}" for h in meta["headers"]))
 
@@ -213,15 +219,15 @@ def main() -> int:
     print("  The bridge is an MCP server that hosts ACP servers. This script plays the MCP client (the role of")
     print("  Claude Desktop, Cursor or VS Code) and makes the calls a model would make; each step shows what the")
     print("  model receives, while the full tables are saved as CSV datasets in the project's acp-data/ folder.\n")
-    print(f"  example database: {(DEMO / 'data' / 'ventas.sqlite').relative_to(REPO)} (90 days of sales by channel)")
-    print(f"  sources.json:     {(DEMO / 'sources.json').relative_to(REPO)} (ventas: databases, prevision: prediction)")
+    print(f"  example database: {_rel(DEMO / 'data' / 'ventas.sqlite')} (90 days of sales by channel)")
+    print(f"  sources.json:     {_rel(DEMO / 'sources.json')} (ventas: databases, prevision: prediction)")
     paths = Paths(project=DEMO, sources=DEMO / "sources.json", root=DEMO)
     config = mcp_servers_config(paths)
     server = config["mcpServers"]["acp-bridge"]
     code = asyncio.run(session(server["command"], server["args"]))
     heading("Use the same bridge from Claude Desktop, Cursor or VS Code (mcpServers entry)")
     print(json.dumps(config, indent=2))
-    print(f"\nDatasets are in {(DEMO / 'acp-data').relative_to(REPO)}/ ; the credentials never reached the model.")
+    print(f"\nDatasets are in {_rel(DEMO / 'acp-data')}/ ; the credentials never reached the model.")
     print("For your own project: write a sources.json (tools/bridge/sources.example.json), then run")
     print("  .venv/bin/analytics-acp bridge --print-config --project /path/to/project --sources /path/to/sources.json")
     print("and paste its output into your client's MCP configuration (tools/bridge/README.md has the snippets).")
