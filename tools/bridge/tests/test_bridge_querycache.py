@@ -3,6 +3,7 @@ when it changes, bounded in memory, and never writable through a query."""
 
 import csv
 import os
+import sqlite3
 
 import pytest
 from analytics_acp.errors import InvalidArguments, ReadOnlyViolation
@@ -155,3 +156,19 @@ def test_bridge_querycache_clear_drops_everything(store):
     assert cache.cached_ids() == [] and cache.size == 0
     assert _totals(store, cache) == [("app", 1275), ("web", 1275)]
     assert cache.loads == 2
+
+
+def test_bridge_querycache_table_too_big_for_memdb_loads_into_the_query(store):
+    cache = TableCache()
+
+    def loader(conn, dataset):
+        if conn.execute("PRAGMA database_list").fetchone()[2].startswith("/analytics-acp-query-"):
+            raise sqlite3.OperationalError("database or disk is full")  # what memdb says past its max size
+        q._load(conn, store, dataset)
+
+    conn = sqlite3.connect(":memory:", uri=True)
+    try:
+        leftover = cache.attach(conn, [store.get("ventas_x")], loader)
+        assert [d.id for d in leftover] == ["ventas_x"] and cache.cached_ids() == []
+    finally:
+        conn.close()

@@ -81,19 +81,32 @@ class TableCache:
         """ATTACH each dataset's table to ``conn`` (loading it if needed); returns those that did not fit.
 
         ``load(conn, dataset)`` creates and fills the table named by the dataset id. Datasets past
-        SQLite's ATTACH limit are returned so the caller loads them into the query database itself.
+        SQLite's ATTACH limit, or too big for a memdb database, are returned so the caller loads
+        them into the query's own database (no size limit there), uncached.
         """
         limit = conn.getlimit(sqlite3.SQLITE_LIMIT_ATTACHED)
+        leftover: list[Any] = []
+        attached = 0
         with self._lock:
             self._drop_stale(datasets)
-            for index, dataset in enumerate(datasets[:limit]):
-                entry, keep = self._get_or_load(dataset, load)
-                conn.execute(f"ATTACH DATABASE ? AS d{index}", (entry.uri,))
+            for dataset in datasets:
+                if attached >= limit:
+                    leftover.append(dataset)  # past SQLite's ATTACH limit
+                    continue
+                try:
+                    entry, keep = self._get_or_load(dataset, load)
+                except sqlite3.OperationalError as exc:
+                    if "full" not in str(exc):
+                        raise
+                    leftover.append(dataset)  # larger than a memdb database may grow (1 GiB by default)
+                    continue
+                conn.execute(f"ATTACH DATABASE ? AS d{attached}", (entry.uri,))
+                attached += 1
                 if not keep:
                     entry.keeper.close()  # conn now holds the only reference: freed with the query
             # After the ATTACHes: an entry dropped here lives on in conn until the query ends.
             self._trim()
-        return datasets[limit:]
+        return leftover
 
     def clear(self) -> None:
         """Drop every cached table."""
