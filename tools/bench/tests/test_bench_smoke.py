@@ -1,8 +1,18 @@
-"""Smoke test: every benchmark case runs on tiny inputs (no timing is asserted, by design)."""
+"""Smoke test: every benchmark case runs on tiny inputs (no timing is asserted, by design).
+
+Peers that are not installed are skipped with a reason (quick runs never install them); any
+other case must run without error.
+"""
 
 import json
 import subprocess
 import sys
+
+EVERY_CASE = {
+    "per_call", "big_extraction", "peer_mcp_alchemy", "peer_dbhub", "acp_query_first", "acp_query_repeated",
+    "build_declared", "build_inferred",
+}
+MAY_SKIP = {"peer_mcp_alchemy", "peer_dbhub"}
 
 
 def test_bench_quick_runs_every_case(tmp_path):
@@ -13,10 +23,17 @@ def test_bench_quick_runs_every_case(tmp_path):
     )
     assert out.exists(), proc.stderr
     data = json.loads(out.read_text())
-    keys = {c["key"] for c in data["cases"]}
-    assert {"per_call", "build_declared", "build_inferred"} <= keys
-    assert any(k.startswith("cold_start_") for k in keys)
-    errors = {c["key"]: c["error"] for c in data["cases"] if c["error"]}
+    cases = {c["key"]: c for c in data["cases"]}
+    assert EVERY_CASE <= set(cases), sorted(EVERY_CASE - set(cases))
+    assert any(k.startswith("cold_start_") for k in cases)
+    errors = {k: c["error"] for k, c in cases.items() if c["error"]}
     assert not errors, errors
+    wrongly_skipped = {k: c["skipped"] for k, c in cases.items() if c["skipped"] and k not in MAY_SKIP}
+    assert not wrongly_skipped, wrongly_skipped
+    for key, case in cases.items():
+        if not case["skipped"]:
+            assert case["ratio"] is not None and case["ratio"] > 0, key
+    assert cases["big_extraction"]["extra"]["csv_same_rows"] is True
+    assert cases["acp_query_first"]["extra"]["same_result_as_duckdb"] is True
     assert "| case |" in proc.stdout and data["machine"]["cores"]
     assert proc.returncode == 0, proc.stderr

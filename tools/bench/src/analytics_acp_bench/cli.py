@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import sys
+from pathlib import Path
 
 from .runner import machine_info, markdown, run_case, write_results
 
@@ -32,7 +33,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"bench: {case.title} ...", file=sys.stderr, flush=True)
             results.append(run_case(case, rounds))
     machine = machine_info()
-    from pathlib import Path
+    machine.update(rounds=rounds, quick=args.quick)
 
     path = write_results(results, machine, Path(args.out) if args.out else None)
     print(markdown(results, machine))

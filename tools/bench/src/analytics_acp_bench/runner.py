@@ -16,6 +16,10 @@ from typing import Any
 RESULTS = Path(__file__).resolve().parents[2] / "results"
 
 
+class SkipCase(Exception):
+    """Raised by a case's setup when it cannot run here (e.g. a peer is not installable): reported, not failed."""
+
+
 @dataclass
 class Case:
     """One benchmark: ``ours`` and ``baseline`` are callables returning seconds (or None to time them)."""
@@ -47,6 +51,8 @@ class CaseResult:
     baseline_s: list[float] = field(default_factory=list)
     extra: dict[str, Any] = field(default_factory=dict)
     error: str | None = None
+    skipped: str | None = None
+    wall_s: float = 0.0  # the whole case: setup, rounds, teardown
 
     @property
     def ratio(self) -> float | None:
@@ -54,6 +60,14 @@ class CaseResult:
         if not self.ours_s or not self.baseline_s:
             return None
         return statistics.median(self.ours_s) / statistics.median(self.baseline_s)
+
+    @property
+    def meets_target(self) -> bool | None:
+        """None where there is no number to compare (a reported-only target, a skip, an error)."""
+        ratio = self.ratio
+        if ratio is None or self.target_value == float("inf"):
+            return None
+        return ratio <= self.target_value
 
     def to_json(self) -> dict[str, Any]:
         """JSON form written to results/latest.json."""
@@ -67,7 +81,9 @@ class CaseResult:
             "baseline_median_s": statistics.median(self.baseline_s) if self.baseline_s else None,
             "ratio": ratio,
             "target": self.target,
-            "meets_target": (ratio is not None and ratio <= self.target_value),
+            "meets_target": self.meets_target,
+            "skipped": self.skipped,
+            "case_wall_s": round(self.wall_s, 2),
             "ours_samples_s": self.ours_s,
             "baseline_samples_s": self.baseline_s,
             "extra": self.extra,
@@ -84,6 +100,7 @@ def _timed(fn: Callable[[], float | None]) -> float:
 def run_case(case: Case, rounds: int) -> CaseResult:
     """Alternate ours/baseline (order flipped every round) so drift hits both sides equally."""
     result = CaseResult(case.key, case.title, case.target, case.target_value, case.ours_label, case.baseline_label)
+    began = time.perf_counter()
     try:
         if case.setup:
             case.setup()
@@ -95,6 +112,8 @@ def run_case(case: Case, rounds: int) -> CaseResult:
                 (result.ours_s if side == "ours" else result.baseline_s).append(_timed(fn))
         if case.extra:
             result.extra.update(case.extra())
+    except SkipCase as exc:
+        result.skipped = str(exc)
     except Exception as exc:  # a failing case is reported, the others still run
         result.error = f"{type(exc).__name__}: {exc}"
     finally:
@@ -103,6 +122,7 @@ def run_case(case: Case, rounds: int) -> CaseResult:
                 case.teardown()
             except Exception:
                 pass
+        result.wall_s = time.perf_counter() - began
     return result
 
 
@@ -137,7 +157,11 @@ def machine_info() -> dict[str, Any]:
 def markdown(results: list[CaseResult], machine: dict[str, Any]) -> str:
     """The table printed at the end of a run."""
     lines = [
-        f"Machine: {machine['cpu']} ({machine['cores']} cores, {machine['memory_gb']} GB), Python {machine['python']}",
+        f"Machine: {machine['cpu']} ({machine['cores']} cores, {machine['memory_gb']} GB), {machine['platform']}, "
+        f"Python {machine['python']}, sqlite3 {machine['sqlite3_cli'] or 'missing'}, node {machine['node'] or 'missing'}; "
+        f"{machine.get('rounds', '?')} rounds{' (quick)' if machine.get('quick') else ''}, {machine['date']}",
+        "",
+        "Ratio = median(ours) / median(baseline), lower is better; ours and baseline alternate within each round.",
         "",
         "| case | ours | baseline | ours median | baseline median | ratio | target | met |",
         "| --- | --- | --- | --- | --- | --- | --- | --- |",
@@ -147,16 +171,23 @@ def markdown(results: list[CaseResult], machine: dict[str, Any]) -> str:
         if r.error:
             lines.append(f"| {r.title} | {r.ours_label} | {r.baseline_label} | error: {r.error} | | | {r.target} | no |")
             continue
+        if r.skipped:
+            lines.append(f"| {r.title} | {r.ours_label} | {r.baseline_label} | skipped: {r.skipped} | | | {r.target} | - |")
+            continue
         lines.append(
             f"| {r.title} | {r.ours_label} | {r.baseline_label} | {j['ours_median_s']:.4f} s | "
-            f"{j['baseline_median_s']:.4f} s | {j['ratio']:.2f} | {r.target} | {'yes' if j['meets_target'] else 'no'} |"
+            f"{j['baseline_median_s']:.4f} s | {j['ratio']:.2f} | {r.target} | {_met(j['meets_target'])} |"
         )
-    extras = [(r.title, r.extra) for r in results if r.extra]
+    extras = [(r.title, r.extra) for r in results if r.extra and not r.skipped]
     if extras:
         lines += ["", "Measured beside the timings:"]
         for title, extra in extras:
             lines.append(f"- {title}: " + ", ".join(f"{k}={v}" for k, v in extra.items()))
     return "\n".join(lines)
+
+
+def _met(value: bool | None) -> str:
+    return "n/a" if value is None else ("yes" if value else "no")
 
 
 def write_results(results: list[CaseResult], machine: dict[str, Any], path: Path | None = None) -> Path:

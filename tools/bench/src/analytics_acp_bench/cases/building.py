@@ -16,6 +16,7 @@ from ..runner import Case
 def cases(quick: bool) -> list[Case]:
     """Declared headers (the databases path) and inferred types (tools that declare nothing)."""
     n = 2_000 if quick else 1_000_000
+    label = "1M" if n == 1_000_000 else f"{n:,}"
     state: dict = {}
     tmp = Path(tempfile.mkdtemp(prefix="acp-bench-build-"))
 
@@ -46,10 +47,10 @@ def cases(quick: bool) -> list[Case]:
         return time.perf_counter() - start
 
     return [
-        Case(key="build_declared", title="6. result building, declared headers (1M x 6)", target="report",
+        Case(key="build_declared", title=f"6. result building, declared headers ({label} x 6)", target="report",
              target_value=float("inf"), ours=ours(True), baseline=baseline, setup=setup,
              ours_label="build_extraction -> file", baseline_label="orjson.dumps(rows) -> file"),
-        Case(key="build_inferred", title="6. result building, inferred types (1M x 6)", target="report",
+        Case(key="build_inferred", title=f"6. result building, inferred types ({label} x 6)", target="report",
              target_value=float("inf"), ours=ours(False), baseline=baseline, setup=setup,
              ours_label="build_extraction -> file", baseline_label="orjson.dumps(rows) -> file"),
     ]

@@ -1,0 +1,146 @@
+"""Case 2: SELECT of 1M rows x 6 columns, databases connector + bridge -> acp-data/<id>.csv vs ``sqlite3 -csv``.
+
+Ours: one ``bench__execute_sql`` call on a running bridge (MCP stdio, SDK ClientSession), timed
+from request to answer; the answer comes once the full CSV is in acp-data. Baseline: the
+Debian sqlite3 shell writing the same rows with a header to a file.
+
+Content check (first round): the sqlite3 shell is run with ``-newline "\\r\\n"`` because our
+CSV ends rows with CRLF (RFC 4180, 16.6) and the shell's csv mode uses LF; that is the only
+normalization. The files are then compared byte for byte (``csv_byte_identical``); if they
+differ, the rows are compared parsed (quoting is the other legitimate difference:
+the shell quotes any cell with a space or non-ASCII text, Python's csv only when needed).
+The bench data holds neither (see fixtures/benchdb.py), so the bytes are expected to match.
+
+A 10-row extraction runs untimed first (lazy imports are case 4's cost). Peak RSS of the bridge and of the connector are polled with psutil every 50 ms during the
+calls (``*_peak_rss_mb``) and read from the kernel's VmHWM at the end (``*_vm_hwm_mb``).
+"""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import shutil
+import subprocess
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from ..fixtures.benchdb import TABLE, shared_db
+from ..fixtures.bridgehost import SOURCE, BridgeHost, PeakRss, vm_hwm_mb
+from ..fixtures.stdio import StdioHost
+from ..runner import Case
+
+SQL = f"SELECT * FROM {TABLE}"
+SQLITE3 = shutil.which("sqlite3") or "/usr/bin/sqlite3"
+
+
+def sqlite3_csv(db: Path, sql: str, out: Path) -> None:
+    """The baseline: the sqlite3 shell's CSV (header, CRLF rows) into ``out``."""
+    with open(out, "wb") as handle:
+        subprocess.run([SQLITE3, "-csv", "-header", "-newline", "\r\n", str(db), sql], stdout=handle, check=True)
+
+
+def _sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        while chunk := handle.read(1 << 20):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+def compare_csv(ours: Path, theirs: Path) -> dict[str, Any]:
+    """Byte comparison, then (only if needed) a parsed row-by-row comparison."""
+    same = ours.stat().st_size == theirs.stat().st_size and _sha256(ours) == _sha256(theirs)
+    out: dict[str, Any] = {"csv_byte_identical": same}
+    if same:
+        out["csv_same_rows"] = True
+        return out
+    with open(ours, newline="", encoding="utf-8") as a, open(theirs, newline="", encoding="utf-8") as b:
+        for n, (x, y) in enumerate(zip(csv.reader(a), csv.reader(b), strict=False)):
+            if x != y:
+                out["csv_same_rows"] = False
+                out["csv_first_difference"] = f"line {n + 1}: ours {x!r} vs sqlite3 {y!r}"
+                return out
+        rest_a, rest_b = sum(1 for _ in a), sum(1 for _ in b)
+    out["csv_same_rows"] = rest_a == rest_b
+    if rest_a != rest_b:
+        out["csv_first_difference"] = f"row counts differ (extra lines: ours {rest_a}, sqlite3 {rest_b})"
+    return out
+
+
+class BigExtract:
+    """State of the case: the DB, a running bridge, and the measurements beside the timings."""
+
+    def __init__(self, rows: int):
+        self.rows = rows
+        self.facts: dict[str, Any] = {"rows": rows}
+        self.host: StdioHost | None = None
+        self.checked = False
+
+    def setup(self) -> None:
+        self.db = shared_db(self.rows)
+        self.tmp = Path(tempfile.mkdtemp(prefix="acp-bench-big-"))
+        self.host = StdioHost()
+        self.bridge = BridgeHost(self.host, self.tmp, self.db)
+        self.bridge.start()
+        self.bridge_proc, children = self.bridge.processes()
+        self.connector_proc = children[0] if children else None
+        self.peaks = {"bridge": 0.0, "connector": 0.0}
+        # One small untimed extraction first: the connector imports its SQL stack on first use,
+        # which is cold-start cost (case 4), not the cost of moving the rows.
+        _, texts = self.bridge.call(f"{SOURCE}__execute_sql", {"sql": f"{SQL} LIMIT 10"})
+        self.bridge.drop_dataset(self.bridge.dataset_of(texts))
+
+    def ours(self) -> float:
+        with PeakRss({"bridge": self.bridge_proc, "connector": self.connector_proc}) as rss:
+            elapsed, texts = self.bridge.call(f"{SOURCE}__execute_sql", {"sql": SQL})
+        for label, peak in rss.peaks.items():
+            self.peaks[label] = max(self.peaks[label], peak)
+        dataset = self.bridge.dataset_of(texts)
+        path = self.bridge.data_dir / f"{dataset}.csv"
+        if not self.checked:
+            self.checked = True
+            expected = self.tmp / "sqlite3.csv"
+            sqlite3_csv(self.db, SQL, expected)
+            self.facts.update(compare_csv(path, expected))
+            self.facts["csv_bytes"] = path.stat().st_size
+            self.facts["model_context_bytes"] = sum(len(t.encode()) for t in texts)
+            expected.unlink()
+        self.bridge.drop_dataset(dataset)
+        return elapsed
+
+    def baseline(self) -> None:
+        out = self.tmp / "baseline.csv"
+        sqlite3_csv(self.db, SQL, out)
+        out.unlink()
+
+    def extra(self) -> dict[str, Any]:
+        facts = dict(self.facts)
+        facts["bridge_peak_rss_mb"] = round(self.peaks["bridge"], 1)
+        facts["connector_peak_rss_mb"] = round(self.peaks["connector"], 1)
+        facts["bridge_vm_hwm_mb"] = vm_hwm_mb(self.bridge_proc)
+        facts["connector_vm_hwm_mb"] = vm_hwm_mb(self.connector_proc)
+        facts["rss_target_mb"] = 400
+        facts["rss_met"] = max(self.peaks.values()) <= 400 and all(
+            (v or 0) <= 400 for v in (facts["bridge_vm_hwm_mb"], facts["connector_vm_hwm_mb"])
+        )
+        return facts
+
+    def teardown(self) -> None:
+        try:
+            if self.host is not None:
+                self.host.close()
+        finally:
+            shutil.rmtree(self.tmp, ignore_errors=True)
+
+
+def cases(quick: bool) -> list[Case]:
+    """The big extraction (2,000 rows with quick)."""
+    n = 2_000 if quick else 1_000_000
+    s = BigExtract(n)
+    label = f"{n // 1_000_000}M" if n >= 1_000_000 else f"{n:,}"
+    return [Case(
+        key="big_extraction", title=f"2. big extraction ({label} rows x 6, SQLite -> acp-data CSV)",
+        target="<= 3", target_value=3.0, ours=s.ours, baseline=s.baseline, setup=s.setup, teardown=s.teardown,
+        extra=s.extra, ours_label="bridge + databases -> acp-data/<id>.csv", baseline_label="sqlite3 -csv > file",
+    )]
