@@ -28,6 +28,7 @@ import sqlalchemy as sa
 from analytics_acp import CredentialsInvalid
 from sqlalchemy import event
 from sqlalchemy.engine import URL, Connection, Engine
+from sqlalchemy.exc import NoSuchModuleError
 
 from . import credentials as creds
 from .resource_ids import backend_of, canonical, credential_database
@@ -107,7 +108,10 @@ class Source:
             if engine is not None:
                 _ENGINES.move_to_end(key)
                 return engine
-            engine = _create_engine(self, read_only)
+            try:
+                engine = _create_engine(self, read_only)
+            except (ImportError, NoSuchModuleError) as exc:
+                raise _missing_driver(self, exc) from None
             _ENGINES[key] = engine
             while len(_ENGINES) > MAX_ENGINES:
                 _, old = _ENGINES.popitem(last=False)
@@ -126,6 +130,18 @@ class Source:
         with _ENGINES_LOCK:
             for key in [k for k in _ENGINES if k[0] == ident]:
                 _ENGINES.pop(key).dispose()
+
+
+def _missing_driver(source: Source, exc: BaseException) -> CredentialsInvalid:
+    """The URL names a dialect or DBAPI driver that is not installed: tell the user which (never the URL)."""
+    url = source.url(read_only=True)
+    driver = url.drivername if isinstance(url, URL) else str(source.credentials.get("type"))
+    missing = getattr(exc, "name", None) or ""
+    detail = f" (Python module {missing!r} is missing)" if missing else ""
+    return CredentialsInvalid(
+        f"The SQLAlchemy driver {driver!r} of this source is not installed{detail}. Ask the user to install it "
+        "in the connector's environment or to use another URL (postgresql+psycopg, mysql+pymysql, ...)."
+    )
 
 
 def _create_engine(source: Source, read_only: bool) -> Engine:
@@ -154,9 +170,31 @@ def _create_engine(source: Source, read_only: bool) -> Engine:
         if read_only:
             extra = url.query.get("options") if isinstance(url, URL) else None
             connect_args["options"] = " ".join(p for p in (extra, "-c default_transaction_read_only=on") if p)
+            engine = sa.create_engine(url, connect_args=connect_args, pool_size=2, max_overflow=6, pool_pre_ping=True, pool_recycle=1800)
+            event.listen(engine, "do_execute_no_params", _pg_one_statement)
+            return engine
     elif backend in ("mysql", "mariadb"):
         connect_args["connect_timeout"] = 10
     return sa.create_engine(url, connect_args=connect_args, pool_size=2, max_overflow=6, pool_pre_ping=True, pool_recycle=1800)
+
+
+USER_SQL = "acp_user_sql"  # execution option marking the model's SQL (see _pg_one_statement)
+
+
+def _pg_one_statement(cursor: Any, statement: str, context: Any) -> bool | None:
+    """Send the model's SQL on a client-side PostgreSQL cursor through the extended protocol.
+
+    psycopg uses the simple protocol for a statement without parameters, and the simple protocol
+    runs several statements: ``COMMIT; BEGIN READ WRITE; INSERT ...`` would end the read-only
+    transaction. ``binary=True`` forces the extended protocol, which takes exactly one statement.
+    Server-side cursors are left alone: DECLARE already takes one SELECT/VALUES only.
+    """
+    import psycopg
+
+    if context is None or not context.execution_options.get(USER_SQL) or isinstance(cursor, psycopg.ServerCursor):
+        return None
+    cursor.execute(statement, binary=True)
+    return True
 
 
 def _quiet_duckdb(dbapi_conn: Any, _record: Any) -> None:

@@ -19,7 +19,7 @@ from sqlglot import exp
 
 from . import catalog, types_map
 from .credentials import describe_source
-from .engines import Session, open_read
+from .engines import USER_SQL, Session, open_read
 from .readonly import CheckedQuery, check_sql
 from .resource_ids import Target, credential_database, parse_target, sqlglot_dialect
 from .sqlerrors import map_error
@@ -64,7 +64,7 @@ def run_execute_sql(arguments: dict[str, Any], ctx: Any) -> Extraction:
     warnings: list[str] = []
     try:
         stream = not (checked.explain and session.backend == "postgresql")  # DECLARE CURSOR cannot hold EXPLAIN
-        conn = session.conn.execution_options(no_parameters=True, stream_results=stream, max_row_buffer=BATCH_ROWS)
+        conn = session.conn.execution_options(no_parameters=True, stream_results=stream, max_row_buffer=BATCH_ROWS, **{USER_SQL: True})
         result = conn.exec_driver_sql(checked.sql)
         if not result.returns_rows:
             raise InvalidArguments("The statement returned no result set. Send a SELECT query.")

@@ -13,7 +13,7 @@ from analytics_acp.dates import has_template, substitute_template
 from sqlalchemy.exc import DBAPIError
 
 from . import catalog
-from .engines import open_read
+from .engines import USER_SQL, open_read
 from .execute import call_target, column_types, effective_schema, unique_names
 from .readonly import check_sql
 from .resource_ids import sqlglot_dialect
@@ -49,7 +49,7 @@ def run_validate_sql(arguments: dict[str, Any], ctx: Any) -> Info:
     try:
         with open_read(source, schema) as session:
             probe = f"SELECT * FROM (\n{checked.sql}\n) acp_validate LIMIT 0"
-            result = session.conn.execution_options(no_parameters=True).exec_driver_sql(probe)
+            result = session.conn.execution_options(no_parameters=True, **{USER_SQL: True}).exec_driver_sql(probe)
             description = result.cursor.description
             names = unique_names([d[0] for d in description])
             kinds = column_types(session, checked, description, schema)
