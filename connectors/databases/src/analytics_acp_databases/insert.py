@@ -77,11 +77,18 @@ def _write(source: Source, target: Target, host: Any, create: bool, mode: str) -
         if is_duckdb:
             source.dispose_file_engines()  # DuckDB: one file cannot be open read-only and read-write at once
         conn = open_write(source)
+        created: list[sa.Table] = []
         try:
             with conn.begin():
-                return _write_in(conn, source, target, host, create, mode)
-        except DBAPIError as exc:
-            raise map_error(exc, source.credentials, target.id(source.backend), source.timeout_s, writing=True) from None
+                return _write_in(conn, source, target, host, create, mode, created)
+        except Exception as exc:
+            if created and conn.dialect.name == "mysql":
+                # MySQL/MariaDB commit DDL implicitly: undo the CREATE by hand, once the failed
+                # transaction has been rolled back (no statement can run inside it any more).
+                _drop_quietly(conn, created[0])
+            if isinstance(exc, DBAPIError):
+                raise map_error(exc, source.credentials, target.id(source.backend), source.timeout_s, writing=True) from None
+            raise
         finally:
             conn.close()
     finally:
@@ -91,7 +98,8 @@ def _write(source: Source, target: Target, host: Any, create: bool, mode: str) -
             lock.release()
 
 
-def _write_in(conn: sa.Connection, source: Source, target: Target, host: Any, create: bool, mode: str) -> tuple[int, bool]:
+def _write_in(conn: sa.Connection, source: Source, target: Target, host: Any, create: bool, mode: str,
+              created_tables: list[sa.Table]) -> tuple[int, bool]:
     schema = target.schema if has_schema_level(source.backend) else None
     table_id = target.id(source.backend)
     created = False
@@ -127,25 +135,20 @@ def _write_in(conn: sa.Connection, source: Source, target: Target, host: Any, cr
         rows.append(out)
     if created:
         table.create(conn)
-    try:
-        if mode == "replace":
-            conn.execute(table.delete())
-        for start in range(0, len(rows), CHUNK_ROWS):
-            conn.execute(table.insert(), rows[start : start + CHUNK_ROWS])
-    except DBAPIError:
-        if created and conn.dialect.name == "mysql":
-            _drop_quietly(conn, table)  # MySQL/MariaDB commit DDL implicitly: undo the CREATE by hand
-        raise
+        created_tables.append(table)
+    if mode == "replace":
+        conn.execute(table.delete())
+    for start in range(0, len(rows), CHUNK_ROWS):
+        conn.execute(table.insert(), rows[start : start + CHUNK_ROWS])
     return len(rows), created
 
 
 def _drop_quietly(conn: sa.Connection, table: sa.Table) -> None:
     try:
-        conn.rollback()
-        table.drop(conn)
-        conn.commit()
+        with conn.begin():
+            table.drop(conn)
     except Exception:
-        pass
+        pass  # the insert's own error is the one to report
 
 
 class _Bare:
