@@ -52,3 +52,40 @@ def test_conformance_databases_postgresql(pg_schema):
     print(kit.format_table(results))
     failed = [r for r in results if r.status == "fail"]
     assert not failed, "ACP conformance failures (14.2):\n" + "\n".join(str(r) for r in failed)
+
+
+@pytest.mark.services
+def test_conformance_databases_mariadb(maria_db):
+    """The checklist on MariaDB, as a user with a password in a `url` credential.
+
+    (A `server` credential fails the kit's secrets item: the kit treats every credential string as
+    secret, and the database name is part of every resource_id while host and database are in titles.)
+    """
+    import uuid
+
+    creds, name, admin = maria_db
+    user, secret = f"kit_{uuid.uuid4().hex[:8]}", "Kit-Maria-Pw-31"
+    with admin.begin() as conn:
+        conn.exec_driver_sql(f"CREATE TABLE `{name}`.daily (day DATE, channel VARCHAR(10), orders INT)")
+        conn.exec_driver_sql(f"INSERT INTO `{name}`.daily SELECT DATE '2026-09-01' + INTERVAL seq DAY, 'web', seq FROM seq_0_to_29")
+        for host in ("%%", "localhost"):
+            conn.exec_driver_sql(f"CREATE USER '{user}'@'{host}' IDENTIFIED BY '{secret}'")
+            conn.exec_driver_sql(f"GRANT SELECT, INSERT, CREATE, DROP ON `{name}`.* TO '{user}'@'{host}'")
+    try:
+        results = kit.run_checklist(
+            kit.serve_command("databases"),
+            credentials={"type": "url", "url": f"mysql+pymysql://{user}:{secret}@127.0.0.1:3306/{name}"},
+            resource_id=name,
+            sample_calls=[
+                ("execute_sql", {"sql": "SELECT day, SUM(orders) AS orders FROM daily WHERE day BETWEEN '2026-09-01' AND '2026-09-30' GROUP BY day"}),
+                ("insert_rows", {"table_ref": "kit_numbers", "table": "kit_numbers", "create_if_missing": True}),
+            ],
+            package_dir=PACKAGE_DIR,
+        )
+    finally:
+        with admin.begin() as conn:
+            for host in ("%%", "localhost"):
+                conn.exec_driver_sql(f"DROP USER '{user}'@'{host}'")
+    print(kit.format_table(results))
+    failed = [r for r in results if r.status == "fail"]
+    assert not failed, "ACP conformance failures (14.2):\n" + "\n".join(str(r) for r in failed)
