@@ -139,6 +139,10 @@ def test_insert_rows_reads_the_host_table(db):
             ok = await client.call_tool("insert_rows", {"table_ref": "ds_1", "table": "ventas", "resource_id": "ventas"}, meta=meta)
             assert not ok.is_error, ok.text
             assert ok.model_response["rows_written"] == 2 and served == ["ds_1"]
+            smuggled = await client.call_tool(
+                "insert_rows", {"table_ref": "ds_1", "table": "ventas", "resource_id": "ventas", "rows": [{"fecha": "2026-10-01"}]}, meta=meta
+            )
+            assert smuggled.error["name"] == "ACP_INVALID_ARGUMENTS" and served == ["ds_1"]  # rows never come from arguments
             count = await client.call_tool("execute_sql", {"sql": "SELECT count(*) AS n FROM ventas", "resource_id": "ventas"}, meta=meta)
             assert count.model_response["rows"] == [{"n": 362}]
 

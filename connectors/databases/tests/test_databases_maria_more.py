@@ -76,6 +76,30 @@ def test_maria_created_table_is_dropped_when_the_insert_fails(maria, make_ctx):
         assert conn.exec_driver_sql(f"SHOW TABLES FROM `{name}` LIKE 'fresh'").fetchall() == []
 
 
+@pytest.mark.parametrize(
+    "sql",
+    [
+        "SELECT id /*! INTO OUTFILE '{out}' */ FROM orders",
+        "SELECT id FROM orders /*M! INTO DUMPFILE '{out}' */ LIMIT 1",
+        "SELECT 1 AS a /*!50000 , GET_LOCK('acp_{tag}', 0) */ FROM DUAL",
+    ],
+)
+def test_maria_executable_comments_are_refused(sql, maria, make_ctx, tmp_path):
+    """MariaDB runs /*! ... */ text; its READ ONLY transaction lets a FILE-privileged user write files."""
+    import os
+    import uuid
+
+    creds, name, admin = maria
+    tag = uuid.uuid4().hex[:8]
+    out = f"/tmp/acp_exec_comment_{tag}.txt"  # the server writes on its own host: this machine in tests
+    with pytest.raises(ReadOnlyViolation) as info:
+        run_execute_sql({"sql": sql.format(out=out, tag=tag)}, make_ctx(creds, name))
+    assert "Executable comment" in info.value.message
+    assert not os.path.exists(out)
+    with admin.connect() as conn:
+        assert conn.exec_driver_sql(f"SELECT IS_FREE_LOCK('acp_{tag}')").scalar() == 1
+
+
 def test_maria_validate_sql(maria, make_ctx):
     creds, name, admin = maria
     ctx = make_ctx(creds, name, tool="validate_sql")

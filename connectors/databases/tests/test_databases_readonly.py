@@ -33,6 +33,9 @@ ACCEPTED = [
     ("sqlite", "EXPLAIN QUERY PLAN SELECT * FROM ventas"),
     ("mysql", "SELECT `a` FROM `t` WHERE x = 'it''s; DROP TABLE t'"),
     ("mysql", "EXPLAIN FORMAT=JSON SELECT 1"),
+    ("mysql", "SELECT 1 /* ! not executable: a space first */ FROM DUAL"),
+    ("mysql", "SELECT 1 --1 AS x"),  # MySQL reads 1 - -1 here, and so does the guard
+    ("postgres", "SELECT 1 /*! a plain comment in PostgreSQL */"),
     ("duckdb", "FROM ventas"),
 ]
 
@@ -85,6 +88,10 @@ REJECTED = [
     ("mysql", "HANDLER t OPEN", "HANDLER"),
     ("mysql", "SELECT GET_LOCK('a', 1)", "get_lock"),
     ("mysql", "SELECT * FROM t LOCK IN SHARE MODE", "FOR UPDATE/SHARE"),
+    ("mysql", "SELECT 1 AS a /*! INTO OUTFILE '/tmp/x' */ FROM DUAL", "Executable comment"),
+    ("mysql", "SELECT 1 /*!50000 , GET_LOCK('a', 1) */ FROM DUAL", "Executable comment"),
+    ("mysql", "SELECT 1 /*M!100000 , GET_LOCK('a', 1) */ FROM DUAL", "Executable comment"),
+    ("mysql", "/*! DELETE FROM t; */ SELECT 1", "Executable comment"),
 ]
 
 

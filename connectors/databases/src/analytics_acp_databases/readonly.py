@@ -4,7 +4,8 @@ Accepted: exactly one SELECT, WITH ... SELECT, set operation (UNION/INTERSECT/EX
 parenthesized query, and EXPLAIN of one of those. Rejected anywhere in the tree: DML (also inside
 CTEs), DDL, SELECT ... INTO, row locks (FOR UPDATE), COPY, ATTACH, PRAGMA, SET, transaction
 control, CALL/DO/LOAD and every statement sqlglot only knows as a raw command, plus functions with
-side effects. Decisions come from the syntax tree and the token stream, never from regular expressions.
+side effects, and MySQL/MariaDB executable comments (``/*! ... */``). Decisions come from the syntax
+tree and the token stream, never from regular expressions.
 The database's own fence (engines.py) stays in place behind this guard.
 """
 
@@ -159,6 +160,7 @@ def check_sql(sql: str, dialect: str | None) -> CheckedQuery:
     tokens = _tokens(sql, dialect)
     if not tokens or not _statements(tokens):
         raise InvalidArguments("sql has no statement (only comments or semicolons). Send one SELECT query.")
+    _check_comments(tokens, dialect)
     try:
         trees = [t for t in sqlglot.parse(sql, read=dialect) if t is not None]
     except ParseError as exc:
@@ -176,6 +178,25 @@ def check_sql(sql: str, dialect: str | None) -> CheckedQuery:
         raise _violation(statement_type(tree) if known else _statements(tokens)[0][0].text.upper())
     _check_tree(tree)
     return CheckedQuery(sql=body, statement_type=statement_type(tree), tree=tree, tables=referenced_tables(tree))
+
+
+def _check_comments(tokens: list[Token], dialect: str | None) -> None:
+    """MySQL and MariaDB run the text of ``/*! ... */`` and ``/*M! ... */`` comments as SQL.
+
+    The parser skips comments, so code hidden there (``INTO OUTFILE``, ``GET_LOCK()``) would reach
+    the server unchecked: any comment that starts like an executable one is refused.
+    """
+    from sqlglot.dialects.mysql import MySQL
+
+    if not isinstance(sqlglot.Dialect.get_or_raise(dialect), MySQL):
+        return
+    for tok in tokens:
+        for comment in tok.comments or ():
+            if comment.startswith(("!", "M!")):
+                raise _violation(
+                    "Executable comment",
+                    "MySQL/MariaDB run the text of /*! ... */ comments as SQL; write the query without them.",
+                )
 
 
 def _check_tree(tree: exp.Expression) -> None:
