@@ -8,7 +8,8 @@ read the tables (and the directory) afterwards.
 
 Statements the database itself does not refuse to a privileged user (MariaDB ``INTO OUTFILE``,
 ``SET GLOBAL``, ``GET_LOCK``; PostgreSQL ``COPY ... TO`` a server file, advisory locks) are stopped
-by the guard only; they are in the guard's corpus (test_databases_readonly / test_databases_services).
+by the guard only; they are in the guard's corpus (test_databases_readonly / test_databases_services),
+and one of them (a replication slot) is checked against the server below.
 DuckDB temporary tables and CHECKPOINT are accepted on a read-only file and change nothing in it.
 """
 
@@ -193,6 +194,19 @@ def test_pg_side_effects_the_fence_lets_run_are_rolled_back(no_guard, pg_orders,
     assert _run("SELECT set_config('default_transaction_read_only', 'off', false)", ctx) is None
     assert _run("DELETE FROM orders", ctx) is not None
     assert _pg_state(admin, schema) == before
+
+
+@pytest.mark.services
+def test_pg_admin_functions_that_outlive_the_rollback_are_stopped_by_the_guard(pg_orders, make_ctx):
+    """A superuser's READ ONLY transaction still creates replication slots: only the guard stops it."""
+    from analytics_acp import ReadOnlyViolation
+
+    creds, schema, admin = pg_orders
+    slot = f"acp_{schema}"
+    with pytest.raises(ReadOnlyViolation):
+        run_execute_sql({"sql": f"SELECT pg_create_physical_replication_slot('{slot}')"}, make_ctx(creds, f"test.{schema}"))
+    with admin.connect() as conn:
+        assert conn.exec_driver_sql("SELECT count(*) FROM pg_replication_slots WHERE slot_name = %s", (slot,)).scalar() == 0
 
 
 @pytest.mark.services

@@ -51,6 +51,17 @@ SIDE_EFFECT_FUNCTIONS = frozenset(
         "pg_logical_emit_message", "pg_create_logical_replication_slot", "pg_drop_replication_slot",
         "dblink", "dblink_exec", "dblink_connect", "dblink_send_query", "query_to_xml", "query_to_xmlschema",
         "query_to_xml_and_xmlschema", "cursor_to_xml", "txid_current", "pg_current_xact_id", "pg_export_snapshot",
+        # PostgreSQL admin functions a superuser may run inside a READ ONLY transaction, not undone by the
+        # rollback: statistics resets, replication slots (WAL kept until the disk fills), backups, adminpack.
+        "pg_stat_reset", "pg_stat_reset_shared", "pg_stat_reset_single_table_counters",
+        "pg_stat_reset_single_function_counters", "pg_stat_reset_slru", "pg_stat_reset_replication_slot",
+        "pg_stat_reset_subscription_stats", "pg_stat_statements_reset", "pg_create_physical_replication_slot",
+        "pg_copy_physical_replication_slot", "pg_copy_logical_replication_slot", "pg_replication_slot_advance",
+        "pg_replication_origin_create", "pg_replication_origin_drop", "pg_replication_origin_advance",
+        "pg_replication_origin_session_setup", "pg_replication_origin_session_reset", "pg_log_backend_memory_contexts",
+        "pg_backup_start", "pg_backup_stop", "pg_start_backup", "pg_stop_backup", "pg_wal_replay_pause",
+        "pg_wal_replay_resume", "pg_file_write", "pg_file_rename", "pg_file_unlink", "pg_file_sync",
+        "pg_import_system_collations", "pg_sequence_last_value",
         # SQLite
         "load_extension", "writefile", "readfile", "edit", "fts3_tokenizer",
         # MySQL / MariaDB
