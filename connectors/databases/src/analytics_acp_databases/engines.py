@@ -189,9 +189,13 @@ def _pg_one_statement(cursor: Any, statement: str, context: Any) -> bool | None:
     transaction. ``binary=True`` forces the extended protocol, which takes exactly one statement.
     Server-side cursors are left alone: DECLARE already takes one SELECT/VALUES only.
     """
-    import psycopg
-
-    if context is None or not context.execution_options.get(USER_SQL) or isinstance(cursor, psycopg.ServerCursor):
+    if context is None or not context.execution_options.get(USER_SQL):
+        return None
+    try:
+        import psycopg
+    except ImportError:  # another PostgreSQL driver (psycopg2, pg8000): the guard alone decides
+        return None
+    if not isinstance(cursor, psycopg.Cursor) or isinstance(cursor, psycopg.ServerCursor):
         return None
     cursor.execute(statement, binary=True)
     return True
