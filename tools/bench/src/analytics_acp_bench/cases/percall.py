@@ -19,6 +19,7 @@ class _Sessions:
     def __init__(self, rows: int, calls: int):
         self.rows, self.calls = rows, calls
         self.host: StdioHost | None = None
+        self.facts: dict = {}
 
     def setup(self) -> None:
         self.host = StdioHost()
@@ -27,6 +28,16 @@ class _Sessions:
         # one untimed call each: first-call imports belong to cold start (case 4)
         self.host.call(self._ours_calls)
         self.host.call(self._bare_calls)
+        self.host.call(self._sizes)
+
+    async def _sizes(self) -> None:
+        """Bytes of each result as JSON (what crosses the pipe, roughly): context for the ratio."""
+        import orjson
+
+        ours = await self.ours.call_tool("rows", {"n": self.rows}, meta={"row_limit": 25})
+        bare = await self.bare.call_tool("rows", {"n": self.rows})
+        self.facts = {"ours_result_bytes": len(orjson.dumps(ours.raw)),
+                      "bare_result_bytes": len(bare.model_dump_json(by_alias=True, exclude_none=True))}
 
     @staticmethod
     async def _open_ours(stack):
@@ -66,6 +77,6 @@ def cases(quick: bool) -> list[Case]:
     s = _Sessions(rows=rows, calls=2 if quick else 20)
     return [Case(
         key="per_call", title=f"1. per-call overhead ({rows:,} rows, 25 shown, stdio)", target="<= 1.15", target_value=1.15,
-        ours=s.ours_fn, baseline=s.bare_fn, setup=s.setup, teardown=s.teardown,
+        ours=s.ours_fn, baseline=s.bare_fn, setup=s.setup, teardown=s.teardown, extra=lambda: dict(s.facts),
         ours_label="ACP extraction", baseline_label="bare mcp SDK tool (rows as text)",
     )]
