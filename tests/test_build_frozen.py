@@ -17,9 +17,10 @@ import anyio
 import httpx
 import pytest
 from analytics_acp.host import AcpClient
-from analytics_acp_build.build import build_one
+from analytics_acp_build.build import build_one, default_work_dir
 from analytics_acp_build.check import Target, failed, run_check
 from analytics_acp_build.cli import build_main
+from analytics_acp_build.freeze import read_connector, venv_dir
 from analytics_acp_build.launch import free_port
 from analytics_acp_build.manifest import IDENTITY_FIELDS
 from analytics_acp_build.ziprules import extract_plan, read_plan
@@ -154,7 +155,11 @@ def test_failing_build_leaves_the_previous_dist_intact(tiny, tmp_path):
         f.write_text(f.read_text().replace("0.3.1", "0.3.2"))
     out = tiny.folder.parent
     before = snapshot(tiny.folder)
-    assert build_main([str(src), "--out", str(out), "--timeout", "60"]) == 1
+    try:
+        assert build_main([str(src), "--out", str(out), "--timeout", "60"]) == 1
+    finally:
+        # The copy's build venv is keyed by its temp folder: drop it so runs do not pile venvs up in build/work.
+        shutil.rmtree(venv_dir(read_connector(str(src)), default_work_dir()), ignore_errors=True)
     assert sorted(p.name for p in out.iterdir()) == ["tinyconn", "tinyconn-0.3.1.zip"]  # no 0.3.2, no temp files
     assert snapshot(tiny.folder) == before
 
@@ -235,3 +240,97 @@ def test_prediction_build_carries_only_its_dependencies(prediction):
 def test_prediction_frozen_passes_the_checklist(prediction):
     items = run_check(Target(folder=prediction.folder), timeout=180)
     assert not failed(items), [(i.item, i.evidence) for i in failed(items)]
+
+
+def test_prediction_frozen_forecasts_and_plots_host_tables(prediction, tmp_path):
+    # statsmodels, scipy and matplotlib load on first use: only real calls prove the freeze carried them.
+    headers = [{"name": "fecha", "type": "date"}, {"name": "pedidos", "type": "number"}]
+    rows = [{"fecha": f"2026-{7 + d // 31:02d}-{d % 31 + 1:02d}", "pedidos": 100 + d + 10 * (d % 7)} for d in range(62)]
+
+    async def resolver(ref, call_id):
+        return {"format": "inline", "row_count": len(rows), "headers": headers, "table": rows}
+
+    out = tmp_path / "artifacts"
+
+    async def run():
+        async with AcpClient.stdio([str(prediction.folder / "prediction-server")], resolver=resolver,
+                                   env={"ACP_TMP_DIR": str(out), "ACP_CACHE_DIR": str(tmp_path / "c")},
+                                   cwd=str(prediction.folder)) as client:
+            forecast = await client.call_tool("forecast", {"table_ref": "ventas", "time_column": "fecha",
+                                                           "value_column": "pedidos", "horizon": 7, "method": "holt_winters"})
+            plot = await client.call_tool("plot", {"table_ref": "ventas", "x": "fecha", "y": "pedidos",
+                                                   "width": 640, "height": 320})
+            return forecast, plot
+
+    forecast, plot = anyio.run(run)
+    assert not forecast.is_error, forecast.text
+    assert not plot.is_error, plot.text
+    (table,) = forecast.tables()
+    assert forecast.model_response["dates"] == ["2026-09-01", "2026-09-07"] and len(table.rows) == 7
+    assert all(r["lower"] <= r["forecast"] <= r["upper"] and 140 < r["forecast"] < 260 for r in table.rows)
+    png = Path(plot.model_response["screenshot_path"])
+    assert png.parent == out.resolve() and png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+# --- browser: Playwright's driver is frozen; Chromium is not bundled and is found at run time ------
+
+PAGE = b"""<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Frozen Shop</title>
+<meta name="description" content="A page for the frozen browser build"></head>
+<body><script>window.dataLayer = window.dataLayer || [];
+window.dataLayer.push({event: "frozen_view", page_type: "home"});</script><h1>Hello</h1></body></html>"""
+
+
+@pytest.fixture(scope="module")
+def browser(tmp_path_factory):
+    result = build_one("browser", tmp_path_factory.mktemp("dist-browser"))
+    assert result.ok, result.error
+    return result
+
+
+def test_browser_build_carries_the_driver_but_no_browser(browser):
+    inside = _internal_packages(browser.folder)
+    assert {"playwright", "analytics_acp_browser"} <= inside
+    assert not inside & {"sqlalchemy", "googleapiclient", "matplotlib", "statsmodels", "analytics_acp_databases"}
+    driver = browser.folder / "_internal" / "playwright" / "driver"
+    assert (driver / "node").is_file() and (driver / "package" / "cli.js").is_file()
+    # No browser binary (Playwright's own downloads live in chromium-*/ folders; the driver's JS has a server/chromium/).
+    assert not [p for p in browser.folder.rglob("*") if p.name in ("chrome", "headless_shell", ".local-browsers")
+                or p.name.startswith(("chromium-", "chromium_headless_shell-"))]
+
+
+@pytest.mark.browser
+def test_browser_frozen_captures_a_page_with_the_system_chromium(browser, tmp_path):
+    import threading
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    if not (shutil.which("chromium") or Path("/usr/bin/chromium").exists()) and not os.environ.get("CI"):
+        pytest.skip("Chromium is not installed (apt-get install chromium, or make system-deps)")
+
+    class Page(BaseHTTPRequestHandler):
+        def do_GET(self):  # noqa: N802 - http.server's name
+            self.send_response(200)
+            self.send_header("Content-Type", "text/html; charset=utf-8")
+            self.end_headers()
+            self.wfile.write(PAGE)
+
+        def log_message(self, *args):
+            pass
+
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), Page)
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    origin = f"http://127.0.0.1:{httpd.server_address[1]}"
+    env = {"ACP_CACHE_DIR": str(tmp_path / "cache"), "ACP_TMP_DIR": str(tmp_path / "tmp"), "HOME": str(tmp_path / "home")}
+
+    async def run():
+        async with AcpClient.stdio([str(browser.folder / "browser-server")], env=env, cwd=str(browser.folder)) as client:
+            return await client.call_tool("capture", {"resource_id": origin, "url": "/", "tables": ["datalayer", "seo"]},
+                                          meta={"config": {"settle_ms": 300, "navigation_timeout_ms": 15000}})
+
+    try:
+        res = anyio.run(run)
+    finally:
+        httpd.shutdown()
+    assert not res.is_error, res.text
+    tables = {t.name: t for t in res.tables()}
+    assert tables["seo"].rows[0]["title"] == "Frozen Shop"
+    assert "frozen_view" in [r["event"] for r in tables["datalayer"].rows]

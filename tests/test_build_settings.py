@@ -58,6 +58,10 @@ def test_pyinstaller_command_line(tmp_path):
     assert ("--name", "databases-server") in pairs and ("--hidden-import", "analytics_acp_databases.plugin") in pairs
     assert ("--exclude-module", "tkinter") in pairs and ("--exclude-module", "analytics_acp_prediction") in pairs
     assert ("--hidden-import", "duckdb_engine") in pairs  # entry point of sqlalchemy.dialects
+    # The connector's own package is collected whole; the core is followed by its imports only (its lazy
+    # imports are static), so the kit and host-side modules it never imports stay out.
+    assert ("--collect-submodules", "analytics_acp_databases") in pairs
+    assert ("--collect-submodules", "analytics_acp") not in pairs
     assert ("--copy-metadata", "SQLAlchemy") in pairs and ("--copy-metadata", "pyinstaller") not in pairs
     assert args[-1] == str(tmp_path / "entry.py")
 

@@ -122,10 +122,15 @@ def venv_python(venv: Path) -> Path:
     return venv / ("Scripts/python.exe" if os.name == "nt" else "bin/python")
 
 
+def venv_dir(source: ConnectorSource, work: Path) -> Path:
+    """Where the connector's build venv lives under the cache folder ``work``."""
+    # Keyed by id and folder, so a test copy of a connector does not evict the real one's venv.
+    return work / "venvs" / f"{source.id}-{hashlib.sha256(str(source.folder).encode()).hexdigest()[:8]}"
+
+
 def ensure_venv(source: ConnectorSource, settings: BuildSettings, work: Path, log: Path) -> tuple[Path, bool]:
     """Create (or reuse) the connector's build venv; returns (venv, reused)."""
-    # Keyed by id and folder, so a test copy of a connector does not evict the real one's venv.
-    venv = work / "venvs" / f"{source.id}-{hashlib.sha256(str(source.folder).encode()).hexdigest()[:8]}"
+    venv = venv_dir(source, work)
     stamp = venv / ".analytics-acp-build-inputs"
     digest = venv_inputs_hash(source, settings)
     if stamp.is_file() and stamp.read_text().strip() == digest and venv_python(venv).is_file():
@@ -203,9 +208,9 @@ def pyinstaller_args(source: ConnectorSource, settings: BuildSettings, declarati
     name = executable_name(source.id).removesuffix(".exe")
     args = ["-m", "PyInstaller", "--onedir", "--noconfirm", "--log-level", "WARN", "--name", name,
             "--distpath", str(stage / "dist"), "--workpath", str(stage / "pyi"), "--specpath", str(stage),
-            "--hidden-import", source.plugin_module, "--collect-submodules", source.plugin_module.rsplit(".", 1)[0],
-            # The core imports some modules lazily by name; freeze all of it (the kit is excluded below).
-            "--collect-submodules", "analytics_acp"]
+            "--hidden-import", source.plugin_module,
+            # The connector's own lazily imported modules (heavy imports happen on first use).
+            "--collect-submodules", source.plugin_module.rsplit(".", 1)[0]]
     others = [f"analytics_acp_{c}" for c in list_connectors() if c != source.id]
     for mod in [*settings.excludes, *others]:
         args += ["--exclude-module", mod]
