@@ -84,6 +84,7 @@ async def test_untyped_exception_is_upstream_error_without_secret_12_1():
         res = await c.call_tool("boom", {"resource_id": "acc1"}, meta=M)
         assert res.error["name"] == "ACP_UPSTREAM_ERROR" and res.error["code"] == -32018
         assert CREDS["api_key"] not in res.text and CREDS["api_key"] not in str(res.raw)
+        assert "***" in res.error["message"]  # the connector's message quoted the key; the core masked it (10.1)
 
 
 async def test_cost_preflight_9_2():

@@ -2,7 +2,14 @@
 
 import pytest
 from analytics_acp.errors import CredentialsInvalid, InvalidArguments
-from analytics_acp.schemas import check_setup_schema, redact, secret_paths, validate_config, validate_credentials
+from analytics_acp.schemas import (
+    check_setup_schema,
+    redact,
+    secret_paths,
+    secret_values,
+    validate_config,
+    validate_credentials,
+)
 
 CREDS_SCHEMA = {"oneOf": [
     {"title": "Key", "type": "object", "required": ["type", "api_key"],
@@ -52,3 +59,22 @@ def test_secret_paths_and_redact():
     text = "connect postgresql://bob:hunter2@db:5432/x failed with key sk-LONGSECRET"
     out = redact(text, ["sk-LONGSECRET"])
     assert "hunter2" not in out and "sk-LONGSECRET" not in out and "bob:***@" in out
+
+
+def test_secret_values_are_the_write_only_fields_5_5_1():
+    schema = {"oneOf": [
+        *CREDS_SCHEMA["oneOf"],
+        {"title": "Server", "type": "object", "properties": {
+            "type": {"type": "string", "const": "server"}, "host": {"type": "string", "title": "Host"},
+            "user": {"type": "string", "title": "User"},
+            "password": {"type": "string", "title": "Password", "writeOnly": True}}},
+    ]}
+    server = {"type": "server", "host": "db.internal", "user": "analyst", "password": "pw-SECRET"}
+    # The host and user name the resource (titles, resource ids): only the writeOnly value is secret.
+    assert secret_values(server, schema) == ["pw-SECRET"]
+    key = '{"client_email": "bot@x.iam", "private_key": "-----BEGIN KEY-----"}'
+    values = secret_values({"type": "service_account", "service_account": key}, schema)
+    assert key in values and "-----BEGIN KEY-----" in values  # JSON text inside a secret field, too
+    # A schema that marks nothing writeOnly gives no guarantee: every string but the discriminator.
+    assert sorted(secret_values(server, {"type": "object", "properties": {}})) == ["analyst", "db.internal", "pw-SECRET"]
+    assert secret_values(None, schema) == [] and secret_values({"password": "abc"}, schema) == []

@@ -81,7 +81,16 @@ def test_normative_notices():
 def test_secret_strings_and_masking():
     creds = {"type": "service_account", "service_account": '{"private_key": "-----KEY-----"}', "short": "abc"}
     secrets = secret_strings(creds)
-    assert secrets == ['{"private_key": "-----KEY-----"}']  # the discriminator and short values are not scanned
+    # No schema, so nothing is known to be safe: every long-enough string but the discriminator, JSON text included.
+    assert secrets == ['{"private_key": "-----KEY-----"}', "-----KEY-----"]
     text = 'echo {"private_key": "-----KEY-----"}'
-    assert leaked(text, secrets) == [mask(secrets[0])]
+    assert leaked(text, secrets) == [mask(secrets[0]), mask(secrets[1])]
     assert "KEY" not in mask(secrets[0])
+
+
+def test_secret_strings_follow_the_servers_write_only_fields():
+    schema = {"oneOf": [{"title": "Server", "properties": {
+        "type": {"const": "server"}, "host": {"type": "string"}, "user": {"type": "string"},
+        "password": {"type": "string", "writeOnly": True}}}]}
+    creds = {"type": "server", "host": "db.internal", "user": "analyst", "password": "s3cret-pw"}
+    assert secret_strings(creds, schema) == ["s3cret-pw"]  # host and user name the resource; not secret (5.5.1)

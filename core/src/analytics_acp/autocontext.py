@@ -53,8 +53,7 @@ class AutocontextEngine:
 
     async def fetch(self, resource: ResourceRef, request_data: list[str] | None, ctx: CallContext) -> FetchResult:
         """All applicable blocks (or the requested ones, in order); a failing block carries ``error``."""
-        from .calls import secret_strings
-        from .schemas import redact
+        from .schemas import redact, secret_values
 
         if request_data:
             self.check_ids(request_data)
@@ -88,10 +87,10 @@ class AutocontextEngine:
                 entry["error"] = exc.message
                 failed += 1
             except AcpError as exc:
-                entry["error"] = redact(exc.message, secret_strings(ctx.credentials))
+                entry["error"] = redact(exc.message, secret_values(ctx.credentials, self.info.credentials_schema))
                 failed += 1
             except Exception as exc:  # 7.3: a failing block never fails the call
-                text = redact(f"{type(exc).__name__}: {exc}", secret_strings(ctx.credentials))
+                text = redact(f"{type(exc).__name__}: {exc}", secret_values(ctx.credentials, self.info.credentials_schema))
                 entry["error"] = f"Failed: {text}"
                 failed += 1
             out.append(entry)

@@ -73,24 +73,6 @@ def credentials_needed(schema: dict[str, Any]) -> bool:
     return bool(schema.get("oneOf") or schema.get("required"))
 
 
-def secret_strings(credentials: dict[str, Any] | None) -> list[str]:
-    """Every string value of the credentials (nested JSON text included), for scrubbing messages."""
-    out: list[str] = []
-
-    def walk(value: Any) -> None:
-        if isinstance(value, str):
-            if len(value) >= 4:
-                out.append(value)
-        elif isinstance(value, dict):
-            for k, v in value.items():
-                if k != "type":  # the variant discriminator is not secret
-                    walk(v)
-        elif isinstance(value, list):
-            for v in value:
-                walk(v)
-
-    walk(credentials or {})
-    return out
 
 
 class ConnectorRuntime:
@@ -220,7 +202,7 @@ class ConnectorRuntime:
         except AcpError as exc:
             return failure(record, self._scrubbed(exc, ctx))
         except Exception as exc:  # 12.1 / 14.1 step 13: untyped -> ACP_UPSTREAM_ERROR
-            secrets = secret_strings(ctx.credentials if ctx else None)
+            secrets = self._secrets(ctx)
             text = schemas.redact(f"{type(exc).__name__}: {exc}", secrets)
             log.error("tool %s failed: %s", name, text)
             return failure(record, UpstreamError(f"The source failed ({text}). Retry later or change the request."))
@@ -235,9 +217,12 @@ class ConnectorRuntime:
         tool = self.loaded.tools.get(name)
         return tool.kind if tool else "info"
 
+    def _secrets(self, ctx: CallContext | None) -> list[str]:
+        return schemas.secret_values(ctx.credentials if ctx else None, self.info.credentials_schema)
+
     def _scrubbed(self, exc: AcpError, ctx: CallContext | None) -> AcpError:
         # Safety net (10.1.4): whatever a connector put in a message, no credential string leaves.
-        secrets = secret_strings(ctx.credentials if ctx else None)
+        secrets = self._secrets(ctx)
         if secrets:
             exc.message = schemas.redact(exc.message, secrets)
             if exc.data:

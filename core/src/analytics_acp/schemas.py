@@ -117,6 +117,41 @@ def secret_paths(schema: dict[str, Any]) -> set[str]:
     return out
 
 
+def secret_values(credentials: Any, schema: dict[str, Any] | None, min_len: int = 4) -> list[str]:
+    """The credential strings that are secret: values of writeOnly fields (5.5.1), JSON text inside them included.
+
+    Host names, users, database names and file paths are not secret and stay readable in
+    messages (a resource id or a title names them). A schema that marks no field writeOnly
+    gives no such guarantee, so every string except the variant discriminator counts.
+    """
+    if not isinstance(credentials, dict):
+        return []
+    marked = secret_paths(schema or {})
+    discriminators = {d[0] for d in map(_discriminator, _variants(schema or {})) if d}
+    out: list[str] = []
+
+    def walk(value: Any) -> None:
+        if isinstance(value, str):
+            if len(value) >= min_len:
+                out.append(value)
+            if value.lstrip().startswith("{"):  # a service-account key pasted as JSON text
+                try:
+                    walk(json.loads(value))
+                except ValueError:
+                    pass
+        elif isinstance(value, dict):
+            for v in value.values():
+                walk(v)
+        elif isinstance(value, list):
+            for v in value:
+                walk(v)
+
+    for key, value in credentials.items():
+        if key in marked or (not marked and key not in discriminators and key != "type"):
+            walk(value)
+    return out
+
+
 def redact(value: str, secrets: Iterable[str]) -> str:
     """Replace every occurrence of each secret (and any URL password) with ***."""
     text = _URL_PASSWORD.sub(lambda m: f"{m.group('scheme')}{m.group('user')}:***@", str(value))

@@ -135,7 +135,7 @@ def _transport(run: Run) -> None:
 def _scan_secrets(run: Run) -> None:
     """10.1: no credential (or the HTTP token) in any response, configure answer, server log, cache or temp file."""
     f = run.findings
-    secrets = secret_strings(run.credentials) + [PROBE_SECRET] + ([run.token] if run.token else [])
+    secrets = secret_strings(run.credentials, (run.capability or {}).get("credentials_schema")) + [PROBE_SECRET] + ([run.token] if run.token else [])
     places: list[tuple[str, str]] = [("responses", "\n".join(run.wire))]
     if run.stderr_path.exists():
         places.append(("server stderr", run.stderr_path.read_text(encoding="utf-8", errors="replace")))

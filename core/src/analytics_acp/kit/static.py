@@ -184,23 +184,15 @@ def value_matches(value: Any, column_type: str) -> bool:
     return column_type in COLUMN_TYPES  # json: anything
 
 
-def secret_strings(credentials: Any) -> list[str]:
-    """Credential values to scan for: every string of 6+ characters except the variant discriminator."""
-    out: list[str] = []
+def secret_strings(credentials: Any, schema: dict[str, Any] | None = None) -> list[str]:
+    """Credential values to scan for: the secret ones by the server's own schema (writeOnly), 6+ characters.
 
-    def walk(value: Any, key: str | None) -> None:
-        if isinstance(value, str):
-            if len(value) >= 6 and key != "type":
-                out.append(value)
-        elif isinstance(value, dict):
-            for k, v in value.items():
-                walk(v, k)
-        elif isinstance(value, list):
-            for v in value:
-                walk(v, key)
+    The same rule the core scrubs by (``schemas.secret_values``): a host or database name that
+    the schema does not mark secret may appear in titles and resource ids.
+    """
+    from ..schemas import secret_values
 
-    walk(credentials, None)
-    return sorted(set(out), key=len, reverse=True)
+    return sorted(set(secret_values(credentials, schema, min_len=6)), key=len, reverse=True)
 
 
 def leaked(text: str, secrets: list[str]) -> list[str]:
