@@ -15,7 +15,7 @@ from analytics_acp_build.freeze import (
     read_connector,
 )
 from analytics_acp_build.manifest import generate_manifest, icon_problem, manifest_problems
-from analytics_acp_build.package import skill_problems
+from analytics_acp.skills import skill_problems
 from analytics_acp_build.settings import load_settings
 from build_support import TINYCONN
 

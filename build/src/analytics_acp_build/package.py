@@ -3,52 +3,14 @@
 from __future__ import annotations
 
 import json
-import re
 import shutil
 from pathlib import Path
 from typing import Any
 
-import yaml
+from analytics_acp.skills import skill_problems
 
 from .freeze import BuildFailed, executable_name
 from .manifest import ICON_EXTENSIONS, ICON_MAX_BYTES, generate_manifest, manifest_problems
-
-SKILL_NAME = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")  # 13.4
-
-
-def skill_frontmatter(text: str) -> dict[str, Any] | None:
-    """The YAML frontmatter of a SKILL.md (``---`` fenced at the top), or None."""
-    if not text.startswith("---"):
-        return None
-    parts = text.split("\n---", 1)
-    if len(parts) != 2:
-        return None
-    try:
-        data = yaml.safe_load(parts[0][3:])
-    except yaml.YAMLError:
-        return None
-    return data if isinstance(data, dict) else None
-
-
-def skill_problems(skills_dir: Path) -> list[str]:
-    """13.4 rules a ``skills/`` folder breaks (folder name pattern, SKILL.md with name == folder and description)."""
-    problems = []
-    for folder in sorted(p for p in Path(skills_dir).iterdir() if p.is_dir()):
-        skill = folder / "SKILL.md"
-        if not skill.is_file():
-            problems.append(f"skills/{folder.name} has no SKILL.md")
-            continue
-        if not SKILL_NAME.match(folder.name):
-            problems.append(f"skills/{folder.name}: the folder name does not match ^[a-z0-9]+(?:-[a-z0-9]+)*$")
-        front = skill_frontmatter(skill.read_text(encoding="utf-8-sig"))
-        if front is None:
-            problems.append(f"skills/{folder.name}/SKILL.md has no YAML frontmatter")
-            continue
-        if front.get("name") != folder.name:
-            problems.append(f"skills/{folder.name}/SKILL.md: name {front.get('name')!r} differs from the folder name")
-        if not isinstance(front.get("description"), str) or not front["description"].strip():
-            problems.append(f"skills/{folder.name}/SKILL.md has no description")
-    return problems
 
 
 def _readme(source_folder: Path, declaration: dict[str, Any], manifest: dict[str, Any]) -> str:

@@ -50,19 +50,20 @@ def read_skills(skills_dir: Path) -> tuple[list[Skill], list[str]]:
         if not md.is_file():
             problems.append(f"{where} has no SKILL.md")
             continue
+        own: list[str] = []
         if not SKILL_NAME.match(folder.name):
-            problems.append(f"{where}: the folder name does not match {SKILL_NAME.pattern}")
-            continue
+            own.append(f"{where}: the folder name does not match {SKILL_NAME.pattern}")
         front = skill_frontmatter(md.read_text(encoding="utf-8-sig"))
         if front is None:
-            problems.append(f"{where}/SKILL.md has no YAML frontmatter")
+            problems.extend([*own, f"{where}/SKILL.md has no YAML frontmatter"])
             continue
         if front.get("name") != folder.name:
-            problems.append(f"{where}/SKILL.md: name {front.get('name')!r} differs from the folder name")
-            continue
+            own.append(f"{where}/SKILL.md: name {front.get('name')!r} differs from the folder name")
         description = front.get("description")
         if not isinstance(description, str) or not description.strip():
-            problems.append(f"{where}/SKILL.md has no description")
+            own.append(f"{where}/SKILL.md has no description")
+        if own:
+            problems.extend(own)
             continue
         skills.append(Skill(folder.name, description.strip(), md, _icon(folder, front.get("icon"))))
     return skills, problems

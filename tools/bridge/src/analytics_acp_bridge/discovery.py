@@ -8,15 +8,14 @@ connector with the same id, like a project ACP over a system one (13.1).
 
 from __future__ import annotations
 
-import json
-import re
 import shutil
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-ACP_ID = re.compile(r"^[a-z][a-z0-9_-]*$")
+from analytics_acp.manifest import ID_PATTERN, ManifestError, load_manifest
+
 # acp.json written for a generic machine may say "python"; the bridge's own interpreter is the
 # one that has analytics_acp installed, so it is used instead of whatever is first on PATH.
 PYTHON_COMMANDS = {"python", "python3", f"python3.{sys.version_info.minor}"}
@@ -68,15 +67,9 @@ def _folder_launch(folder: Path) -> AcpLaunch:
     """Parse one acp.json; an invalid one gives an AcpLaunch with ``error`` set."""
     launch = AcpLaunch(id=folder.name, name=folder.name, origin="folder", folder=folder, cwd=folder)
     try:
-        data = json.loads((folder / "acp.json").read_text(encoding="utf-8-sig"))  # 13.1.1: BOM tolerated
-    except (OSError, UnicodeDecodeError) as exc:
-        launch.error = f"Cannot read {folder / 'acp.json'}: {exc}."
-        return launch
-    except json.JSONDecodeError as exc:
-        launch.error = f"{folder / 'acp.json'} is not valid JSON: {exc.msg} at line {exc.lineno}."
-        return launch
-    if not isinstance(data, dict):
-        launch.error = f"{folder / 'acp.json'} must be a JSON object."
+        data = load_manifest(folder)  # the core's 13.1.1/13.2 rules: BOM tolerated, id and name checked
+    except ManifestError as exc:
+        launch.error = str(exc)
         return launch
     if isinstance(data.get("name"), str) and data["name"].strip():
         launch.name = data["name"]
@@ -146,7 +139,7 @@ def discover(root: Path | None) -> dict[str, AcpLaunch]:
         for folder in sorted(acps.iterdir()):
             if folder.name.startswith(".") or not folder.is_dir() or not (folder / "acp.json").is_file():
                 continue
-            if not ACP_ID.match(folder.name):
+            if not ID_PATTERN.match(folder.name):
                 continue
             found[folder.name] = _folder_launch(folder)
     return dict(sorted(found.items()))
