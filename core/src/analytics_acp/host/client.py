@@ -48,10 +48,6 @@ class _Open(types.RequestParams):
     model_config = ConfigDict(extra="allow")
 
 
-class _OpenResult(types.Result):
-    model_config = ConfigDict(extra="allow")
-
-
 class _HostDispatcher(JSONRPCDispatcher):
     """Routes the server's ``acp/read_table`` to the host's resolver; everything else to the SDK."""
 
@@ -258,9 +254,9 @@ class AcpClient:
 
     async def call_tool(self, name: str, arguments: dict[str, Any] | None = None, meta: dict[str, Any] | None = None) -> ToolResult:
         """tools/call with ``_meta.acp`` = ``meta``; returns the split result."""
-        params = types.CallToolRequestParams(name=name, arguments=arguments or {}, _meta={ACP_KEY: meta} if meta is not None else None)
-        try:
-            raw = await self.session.send_request(types.CallToolRequest(params=params), _OpenResult)
-        except MCPError as exc:
-            raise ProtocolError(exc.code, exc.message, exc.data) from None
-        return ToolResult(raw.model_dump(by_alias=True, mode="json", exclude_none=True), self.http_token)
+        params: dict[str, Any] = {"name": name, "arguments": arguments or {}}
+        if meta is not None:
+            params["_meta"] = {ACP_KEY: meta}
+        # The raw path keeps the result as parsed JSON: nulls inside _meta.acp survive, and a big
+        # system_data is not validated into a model and dumped back (the per-call cost, bench case 1).
+        return ToolResult(await self.raw_request("tools/call", params), self.http_token)
