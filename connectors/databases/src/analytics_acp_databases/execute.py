@@ -1,8 +1,8 @@
 """execute_sql: guard, run on the fenced connection, stream typed rows to the core (8.2, 8.6, 9.3, 10.4).
 
-Rows leave a server-side cursor in batches (``fetchmany``) as tuples in column order, so a
-million-row result never exists as a million Python dicts: the core writes them to the file
-as they come. The generator owns the connection and closes it (rolling back) when done.
+Rows leave a server-side cursor in batches (``fetchmany`` on the DB-API cursor) as tuples in
+column order, so a million-row result never exists as a million Python objects: the core writes
+them to the file as they come. The generator owns the connection and closes it (rolling back) when done.
 """
 
 from __future__ import annotations
@@ -110,18 +110,18 @@ def stream_rows(session: Session, result: Any, kinds: list, converters: list, li
     count = 0
     finished = False
     try:
-        # partitions() keeps SQLAlchemy's prefetch buffer (server-side cursors prefetch the first rows).
-        for batch in result.partitions(BATCH_ROWS):
-            for row in types_map.convert_batch(batch, kinds, converters):
-                if limit is not None and count >= limit:
-                    note = f"Extraction stopped at limit={limit} rows; the query returns more. Aggregate in SQL or raise limit if you need every row."
-                    warnings.append(note)
-                    ctx_warnings = getattr(ctx, "warnings", None)
-                    if isinstance(ctx_warnings, list) and note not in ctx_warnings:
-                        ctx_warnings.append(note)
-                    return
-                yield row
-                count += 1
+        for batch in fetch_batches(result, limit):
+            rows = types_map.convert_batch(batch, kinds, converters)
+            if limit is not None and count + len(rows) > limit:
+                yield from rows[: limit - count]
+                note = f"Extraction stopped at limit={limit} rows; the query returns more. Aggregate in SQL or raise limit if you need every row."
+                warnings.append(note)
+                ctx_warnings = getattr(ctx, "warnings", None)
+                if isinstance(ctx_warnings, list) and note not in ctx_warnings:
+                    ctx_warnings.append(note)
+                return
+            count += len(rows)
+            yield from rows
         finished = True
     except DBAPIError as exc:
         raise map_error(exc, credentials, ctx.resource_id, session.source.timeout_s) from None
@@ -139,6 +139,26 @@ def stream_rows(session: Session, result: Any, kinds: list, converters: list, li
             except Exception:
                 pass
             session.close()
+
+
+def fetch_batches(result: Any, limit: int | None) -> Iterator[list[tuple]]:
+    """The result's rows as lists of plain tuples, at most BATCH_ROWS (or limit + 1) at a time.
+
+    The first batch goes through SQLAlchemy, which hands over the row a server-side cursor
+    prefetched; the rest come straight from the DB-API cursor (``fetchmany`` on a server-side
+    cursor is one FETCH / one unbuffered read), skipping SQLAlchemy's Row objects: for a
+    million-row result that is most of the connector's own time. DB-API drivers return a full
+    batch until the rows run out, so a short batch is the last one.
+    """
+    size = BATCH_ROWS if limit is None else min(BATCH_ROWS, limit + 1)  # one extra row tells whether the limit cut
+    first = [tuple(row) for row in result.fetchmany(size)]
+    if first:
+        yield first
+    if len(first) < size:
+        return  # exhausted (SQLAlchemy has closed the cursor)
+    cursor = result.cursor
+    while batch := cursor.fetchmany(size):
+        yield batch if batch.__class__ is list else list(batch)
 
 
 def column_types(session: Session, checked: CheckedQuery, description: Any, schema: str | None) -> list[str | None]:

@@ -17,6 +17,7 @@ import decimal
 import json
 import uuid
 from collections.abc import Callable
+from itertools import chain
 from typing import Any
 
 from sqlglot import exp
@@ -224,40 +225,49 @@ _CONVERTERS: dict[str | None, Callable[[Any], Any]] = {
 }
 
 
-# Python types a driver may return that are already the JSON form of each declared type.
+# Python types each declared type's converter returns unchanged (test_databases_batches checks it against
+# _CONVERTERS): such values need no call. A str in an integer column stays a str either way; only the
+# converter decides what changes, this table only spares the calls.
 _PASSTHROUGH: dict[str | None, frozenset[type]] = {
-    "integer": frozenset({int}), "number": frozenset({int, float}), "boolean": frozenset({bool}),
-    "string": frozenset({str}), "date": frozenset({str}), "json": frozenset({dict, list, int, float, bool}),
-    "datetime": frozenset(), None: frozenset({str, int, float, bool}),
+    "integer": frozenset({int, float, str}), "number": frozenset({int, float, str, bool}),
+    "boolean": frozenset({bool, float, str}), "string": frozenset({str, int, float, bool}),
+    "date": frozenset({str, int, float, bool}), "json": frozenset({dict, list, int, float, bool}),
+    "datetime": frozenset({int, float, bool}), None: frozenset({str, int, float, bool}),
 }
 _NONE = type(None)
 _PLAIN_DATES = frozenset({dt.date, _NONE})
 
 
-def convert_batch(batch: list[Any], kinds: list[str | None], converters: list[Callable[[Any], Any]]) -> list[tuple]:
+def convert_batch(batch: list[Any], kinds: list[str | None], converters: list[Callable[[Any], Any]]) -> list[Any]:
     """Convert one fetched batch: columns whose values are already JSON-ready pass through untouched.
 
-    The check is per batch (SQLite columns may mix types from row to row), done with C-level
-    ``map(type, ...)`` so a million-row extraction does not pay a Python call per cell.
+    The check is per batch (SQLite columns may mix types from row to row) and runs at C level:
+    first one ``map(type, ...)`` over every cell of the batch; only when some type seen is not
+    final for some column are the columns split and checked one by one. A batch that needs no
+    work is returned as it came (the driver's list of tuples), so a million SQLite INTEGER/REAL/
+    TEXT rows cost no Python call per cell or per row here.
     """
     if not batch:
         return []
-    columns = list(zip(*batch, strict=False))
-    todo = []
-    for i, column in enumerate(columns):
-        seen = set(map(type, column))
-        seen.discard(_NONE)
-        if not seen <= _PASSTHROUGH.get(kinds[i], frozenset()):
-            todo.append(i)
+    seen = set(map(type, chain.from_iterable(batch)))
+    seen.discard(_NONE)
+    todo = [i for i, kind in enumerate(kinds) if not seen <= _PASSTHROUGH.get(kind, frozenset())]
     if not todo:
-        return [tuple(row) for row in batch]
+        return batch
+    columns = list(zip(*batch, strict=False))
+    changed = False
     for i in todo:
         column = columns[i]
-        if kinds[i] == "date" and set(map(type, column)) <= _PLAIN_DATES:
+        types = set(map(type, column))
+        types.discard(_NONE)
+        if types <= _PASSTHROUGH.get(kinds[i], frozenset()):
+            continue
+        changed = True
+        if kinds[i] == "date" and types <= _PLAIN_DATES:
             columns[i] = tuple(None if v is None else v.isoformat() for v in column)  # the common case, without calls per cell
         else:
             columns[i] = tuple(map(converters[i], column))
-    return list(zip(*columns, strict=False))
+    return list(zip(*columns, strict=False)) if changed else batch
 
 
 def converter(acp: str | None) -> Callable[[Any], Any]:
