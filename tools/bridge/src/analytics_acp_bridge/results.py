@@ -1,7 +1,7 @@
 """What the bridge does with an ACP result (11.3, 16.5, 16.6, 8.10).
 
 Every non-empty table of system_data becomes a dataset (one per table for ``format: "tables"``,
-the manifest never), streamed from inline rows or from the ``file://`` JSON the server wrote,
+the manifest never), streamed from inline rows or from the ``file://`` JSON the server wrote (filetable.py),
 so a million-row table never sits in memory. The model is told where each table landed.
 Artifacts: ``screenshot_path`` becomes an image block, ``pdf_path``/``download_path`` are
 copied into acp-data/files/.
@@ -14,10 +14,9 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
-from urllib.parse import unquote, urlparse
+from urllib.parse import urlparse
 
-import ijson
-
+from .filetable import iter_file_rows
 from .store import DatasetStore
 
 MAX_IMAGE_BYTES = 4 * 1024 * 1024  # 8.10: the host MAY skip larger screenshots
@@ -52,9 +51,10 @@ def iter_rows(part: dict[str, Any], owned_dir: Path | None, http_token: str | No
         return
     if parsed.scheme != "file":
         raise ValueError(f"unsupported table_uri scheme {parsed.scheme!r}")
-    path = Path(unquote(parsed.path))
-    with path.open("rb") as handle:
-        yield from ijson.items(handle, "item", use_float=True)
+    from analytics_acp.results.tablefile import uri_path  # Windows drive letters included
+
+    path = uri_path(str(uri))
+    yield from iter_file_rows(path)
     # 8.5: the host SHOULD delete the file once read; only files in the server's tmp dir we gave it.
     if owned_dir is not None and path.resolve().is_relative_to(owned_dir.resolve()):
         path.unlink(missing_ok=True)

@@ -26,7 +26,7 @@ from typing import Any
 from analytics_acp.errors import TableNotFound
 from sqlglot.tokens import Tokenizer
 
-from . import csvtypes
+from . import csvtypes, csvwrite
 
 DATA_DIR = "acp-data"
 FILES_DIR = "files"
@@ -37,6 +37,7 @@ META_FIELDS = (
 )
 _NOT_ID = re.compile(r"[^a-z0-9_]+")
 INFER_BATCH = 20000  # rows per type-inference batch of a hand-dropped CSV
+WRITE_BUFFER = 1 << 20  # a few big writes instead of one per 8 KiB
 csv.field_size_limit(min(sys.maxsize, 2**31 - 1))  # JSON cells can be long
 
 
@@ -145,17 +146,8 @@ class DatasetStore:
         fd, tmp_csv = tempfile.mkstemp(dir=self.dir, prefix=f".{dataset_id}.", suffix=".csv.tmp")
         count = 0
         try:
-            with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
-                writer = csv.writer(handle, lineterminator="\r\n")  # RFC 4180: CRLF, minimal quoting
-                writer.writerow(names)
-                cell, special, write = csvtypes.cell, csvtypes.SPECIAL_TYPES, writer.writerow
-                for row in rows:
-                    values = list(map(row.get, names))
-                    # csv already writes str/int/float/None as 16.6 wants; only bools and JSON need help.
-                    if not special.isdisjoint(map(type, values)):
-                        values = [cell(v) for v in values]
-                    write(values)
-                    count += 1
+            with os.fdopen(fd, "w", encoding="utf-8", newline="", buffering=WRITE_BUFFER) as handle:
+                count = csvwrite.write_rows(handle, names, rows)  # RFC 4180: CRLF, minimal quoting
             if count == 0:
                 os.unlink(tmp_csv)
                 return 0
