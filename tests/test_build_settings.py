@@ -6,6 +6,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from analytics_acp.skills import skill_problems
 from analytics_acp_build.freeze import (
     BuildFailed,
     ConnectorSource,
@@ -15,7 +16,6 @@ from analytics_acp_build.freeze import (
     read_connector,
 )
 from analytics_acp_build.manifest import generate_manifest, icon_problem, manifest_problems
-from analytics_acp.skills import skill_problems
 from analytics_acp_build.settings import load_settings
 from build_support import TINYCONN
 

@@ -151,10 +151,12 @@ class AcpClient:
         read_timeout: float | None = None,
     ) -> AsyncIterator[AcpClient]:
         """Spawn ``command`` as a stdio server, initialize as an ACP host and yield the client."""
-        from mcp.client.stdio import StdioServerParameters, stdio_client
+        from .stdio import stdio_transport
 
-        params = StdioServerParameters(command=command[0], args=list(command[1:]), env={**os.environ, **(env or {})}, cwd=cwd)
-        async with stdio_client(params, errlog=errlog or sys.stderr) as (read, write):
+        async with stdio_transport(list(command), env={**os.environ, **(env or {})}, cwd=cwd, errlog=errlog or sys.stderr) as (
+            read,
+            write,
+        ):
             async with cls._session(read, write, capability, resolver, None, read_timeout) as client:
                 yield client
 
