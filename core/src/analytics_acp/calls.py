@@ -73,8 +73,6 @@ def credentials_needed(schema: dict[str, Any]) -> bool:
     return bool(schema.get("oneOf") or schema.get("required"))
 
 
-
-
 class ConnectorRuntime:
     """Process-wide state of one served connector and the logic of each call."""
 

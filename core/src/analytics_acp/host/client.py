@@ -153,10 +153,8 @@ class AcpClient:
         """Spawn ``command`` as a stdio server, initialize as an ACP host and yield the client."""
         from .stdio import stdio_transport
 
-        async with stdio_transport(list(command), env={**os.environ, **(env or {})}, cwd=cwd, errlog=errlog or sys.stderr) as (
-            read,
-            write,
-        ):
+        full_env = {**os.environ, **(env or {})}
+        async with stdio_transport(list(command), env=full_env, cwd=cwd, errlog=errlog or sys.stderr) as (read, write):
             async with cls._session(read, write, capability, resolver, None, read_timeout) as client:
                 yield client
 
