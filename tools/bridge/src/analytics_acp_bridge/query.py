@@ -2,7 +2,9 @@
 
 Only the datasets the query names are visible, in a throw-away in-memory database with typed
 columns from their meta. With a TableCache (the bridge has one), each dataset's loaded table is
-kept between calls and attached to that database, until its CSV changes (querycache.py). Read-only is enforced twice, neither by pattern matching: sqlglot
+kept between calls and attached to that database, until its CSV changes (querycache.py); a plain
+GROUP BY seen twice over a cached table gets a covering index there (groupshape.py). Read-only is
+enforced twice, neither by pattern matching: sqlglot
 parses the statement and must find a single SELECT (or WITH ... SELECT / set operation), and
 SQLite's authorizer denies every action that is not reading while the statement is prepared
 and run. The CSVs themselves are never opened for writing.
@@ -22,6 +24,7 @@ from sqlglot.errors import ParseError, TokenError
 from sqlglot.tokens import TokenType
 
 from . import csvtypes
+from .groupshape import group_shape
 from .querycache import TableCache
 from .store import Dataset, DatasetStore
 
@@ -55,12 +58,15 @@ class QueryResult:
         return [{"name": c, "type": t or "string"} for c, t in zip(self.columns, self.types, strict=True)]
 
 
-def check_read_only(sql: str) -> None:
-    """Raise ACP_READ_ONLY_VIOLATION unless sqlglot parses exactly one SELECT-type statement."""
+def check_read_only(sql: str) -> exp.Expression | None:
+    """Raise ACP_READ_ONLY_VIOLATION unless sqlglot parses exactly one SELECT-type statement; returns it.
+
+    None when sqlglot cannot parse the SQL (SQLite decides then; the authorizer still blocks writes).
+    """
     try:
         statements = [s for s in sqlglot.parse(sql, read="sqlite") if s is not None]
     except (ParseError, TokenError):
-        return  # SQLite itself decides; the authorizer still blocks anything but reads
+        return None  # SQLite itself decides; the authorizer still blocks anything but reads
     if len(statements) != 1:
         raise ReadOnlyViolation(READ_ONLY_MESSAGE if statements else "The SQL is empty. Write a SELECT.")
     statement = statements[0]
@@ -69,6 +75,7 @@ def check_read_only(sql: str) -> None:
     for node in statement.walk():
         if isinstance(node, exp.DML | exp.DDL | exp.Command | exp.Pragma):
             raise ReadOnlyViolation(READ_ONLY_MESSAGE)
+    return statement
 
 
 def named_identifiers(sql: str) -> set[str]:
@@ -126,7 +133,7 @@ def run_query(store: DatasetStore, sql: str, cache: TableCache | None = None) ->
     """
     if not isinstance(sql, str) or not sql.strip():
         raise InvalidArguments("sql is required: a SQLite SELECT using dataset ids as table names.")
-    check_read_only(sql)
+    statement = check_read_only(sql)
     mentioned = named_identifiers(sql)
     datasets = [d for d in store.list() if d.id.lower() in mentioned]
     conn = sqlite3.connect(":memory:", check_same_thread=False, uri=True)  # uri: ATTACH of memdb names
@@ -137,6 +144,8 @@ def run_query(store: DatasetStore, sql: str, cache: TableCache | None = None) ->
         for dataset in to_load:
             _load(conn, store, dataset)
         conn.set_authorizer(_authorizer)  # from here on, only reads (16.6)
+        if cache is not None:
+            _adapt_indexes(conn, cache, sql, statement, [d for d in datasets if d not in to_load])
         try:
             cursor = conn.execute(sql)
         except sqlite3.DatabaseError as exc:
@@ -156,6 +165,25 @@ def run_query(store: DatasetStore, sql: str, cache: TableCache | None = None) ->
     except BaseException:
         conn.close()
         raise
+
+
+def _adapt_indexes(
+    conn: sqlite3.Connection, cache: TableCache, sql: str, statement: exp.Expression | None, cached: list[Dataset]
+) -> None:
+    """Tell the cache about a plain GROUP BY over one cached table that SQLite answers by sorting.
+
+    The cache indexes it the second time (querycache.py); this query then already uses the index.
+    """
+    shape = group_shape(statement, {d.id.lower(): [h["name"] for h in d.headers] for d in cached})
+    if shape is None:
+        return
+    try:
+        plan = conn.execute(f"EXPLAIN QUERY PLAN {sql}").fetchall()
+    except sqlite3.DatabaseError:
+        return  # the query itself reports the error
+    if any("TEMP B-TREE FOR GROUP BY" in str(row[-1]) for row in plan):
+        dataset = next(d for d in cached if d.id.lower() == shape.table)
+        cache.index_group_by(dataset, shape)
 
 
 def _unique(names: list[str]) -> list[str]:

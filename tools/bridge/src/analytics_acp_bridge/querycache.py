@@ -11,6 +11,12 @@ rewritten or replaced CSV (``save_as`` renames a new file into place: new inode)
 never served stale. Memory is bounded: past the budget the least recently used tables are
 dropped. A dropped table that a running query has attached stays alive until that query closes
 (SQLite frees a memdb database with its last connection), so eviction never breaks a query.
+
+Adaptive indexes (bench case 5): a plain GROUP BY that SQLite answers by sorting ("USE TEMP
+B-TREE FOR GROUP BY") and that comes back a second time for the same cached table gets a
+covering index in that table's database (``index_group_by``), built with the cache's own
+connection. At most MAX_INDEXES per table; their pages count in the budget; they die with the
+table (a changed CSV is a new identity, a new database).
 """
 
 from __future__ import annotations
@@ -22,11 +28,15 @@ import sqlite3
 import threading
 from collections import OrderedDict
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
+
+from .groupshape import GroupShape
 
 ENV_BUDGET = "ACP_BRIDGE_QUERY_CACHE_MB"
 DEFAULT_BUDGET_MB = 512
+MAX_INDEXES = 2  # per cached table: each costs memory and slows nothing else, but is rarely reused
+MAX_SHAPES = 32  # GROUP BY shapes remembered per table, waiting for their second sighting
 _names = itertools.count(1)
 
 Loader = Callable[[sqlite3.Connection, Any], None]
@@ -57,6 +67,10 @@ class _Entry:
     uri: str
     keeper: sqlite3.Connection  # holds the memdb database alive while it is cached
     size: int
+    table: str = ""
+    seen: dict[GroupShape, int] = field(default_factory=dict)  # shapes seen once, oldest first
+    indexed: list[GroupShape] = field(default_factory=list)
+    refused: set[GroupShape] = field(default_factory=set)  # shapes whose index could not be kept
 
 
 class TableCache:
@@ -108,6 +122,39 @@ class TableCache:
             self._trim()
         return leftover
 
+    def index_group_by(self, dataset: Any, shape: GroupShape) -> str | None:
+        """Note that ``shape`` needed a sort over the cached ``dataset``; the second time, index it.
+
+        Returns the name of the index built now, else None (first sighting, table not cached,
+        cap reached, or the index did not fit). The index is built inside the table's own
+        database with the cache's connection; queries attached to it see it from their next
+        statement on (SQLite re-reads a schema that changed).
+        """
+        with self._lock:
+            key = identity(dataset)
+            entry = self._entries.get(key) if key is not None else None
+            if entry is None or shape in entry.refused or shape in entry.indexed or len(entry.indexed) >= MAX_INDEXES:
+                return None
+            if shape not in entry.seen:
+                entry.seen[shape] = 1
+                while len(entry.seen) > MAX_SHAPES:
+                    entry.seen.pop(next(iter(entry.seen)))
+                return None
+            del entry.seen[shape]
+            name = self._build_index(entry, shape)
+            self._trim()
+            return name
+
+    def indexes(self, dataset: Any) -> list[tuple[str, str]]:
+        """(name, CREATE INDEX sql) of the indexes on the cached ``dataset``'s table, from its sqlite_master."""
+        with self._lock:
+            key = identity(dataset)
+            entry = self._entries.get(key) if key is not None else None
+            if entry is None:
+                return []
+            rows = entry.keeper.execute("SELECT name, sql FROM sqlite_master WHERE type = 'index' ORDER BY name")
+            return [(name, sql) for name, sql in rows]
+
     def clear(self) -> None:
         """Drop every cached table."""
         with self._lock:
@@ -132,12 +179,47 @@ class TableCache:
             keeper.close()
             raise
         self.loads += 1
-        entry = _Entry(uri=uri, keeper=keeper, size=pages * page_size)
+        entry = _Entry(uri=uri, keeper=keeper, size=pages * page_size, table=dataset.id)
         # Cached only if the CSV did not change while it was read; otherwise used once and dropped.
         if key is None or identity(dataset) != key:
             return entry, False
         self._entries[key] = entry
         return entry, True
+
+    def _build_index(self, entry: _Entry, shape: GroupShape) -> str | None:
+        """CREATE INDEX for ``shape`` in the entry's database; None (and never again) if it does not fit."""
+        name = f"acp_group_by_{len(entry.indexed) + 1}"
+        columns = ", ".join(_quote(c) for c in shape.columns)
+        keeper = entry.keeper
+        try:
+            # A rollback journal (in memory: new pages are not journaled, so it stays small) so a
+            # memdb that fills up mid-build rolls back instead of leaving a broken table; and no
+            # waiting on a query that is reading the database meanwhile: we try again next time.
+            keeper.execute("PRAGMA journal_mode=MEMORY")
+            keeper.execute("PRAGMA busy_timeout=0")
+            keeper.execute(f"CREATE INDEX {_quote(name)} ON {_quote(entry.table)} ({columns})")
+            keeper.commit()
+        except sqlite3.OperationalError as exc:
+            if keeper.in_transaction:
+                keeper.rollback()
+            if "locked" not in str(exc) and "busy" not in str(exc):
+                entry.refused.add(shape)
+            return None
+        size = _db_bytes(keeper)
+        if size > self.budget:
+            # The index alone would push this table out of the cache: keeping the table is worth more.
+            keeper.execute(f"DROP INDEX {_quote(name)}")
+            keeper.commit()
+            try:
+                keeper.execute("VACUUM")  # give the freed pages back (page_count is the budget's measure)
+            except sqlite3.OperationalError:
+                pass  # a reader holds it; _trim judges by the size measured below
+            entry.refused.add(shape)
+            entry.size = _db_bytes(keeper)
+            return None
+        entry.size = size
+        entry.indexed.append(shape)
+        return name
 
     def _drop_stale(self, datasets: list[Any]) -> None:
         """Forget tables whose CSV is gone or changed (same path, another identity)."""
@@ -150,3 +232,13 @@ class TableCache:
     def _trim(self) -> None:
         while self._entries and self.size > self.budget:
             self._entries.popitem(last=False)[1].keeper.close()
+
+
+def _db_bytes(conn: sqlite3.Connection) -> int:
+    (pages,) = conn.execute("PRAGMA page_count").fetchone()
+    (page_size,) = conn.execute("PRAGMA page_size").fetchone()
+    return pages * page_size
+
+
+def _quote(name: str) -> str:
+    return '"' + name.replace('"', '""') + '"'
