@@ -125,3 +125,16 @@ def test_core_cli_dispatches_to_this_package(command):
     proc = subprocess.run([str(exe), command, "--help"], capture_output=True, text=True, timeout=60)
     assert proc.returncode == 0, proc.stderr
     assert f"analytics-acp {command}" in proc.stdout
+
+
+def test_shared_workspace_packages_are_not_connectors_but_are_installed_with_those_that_need_them(tmp_path):
+    # connectors/google has no entry point: `build --all` and the exclude list skip it.
+    assert "google" not in list_connectors()
+    with pytest.raises(BuildFailed, match="exactly one"):
+        read_connector("google")
+    from analytics_acp_build.freeze import repo_root, workspace_dependencies
+
+    (tmp_path / "pyproject.toml").write_text('[project]\nname = "analytics-acp-x"\nversion = "0.1.0"\n'
+                                             'dependencies = ["analytics-acp", "analytics_acp_google>=0.1", "requests"]\n')
+    assert workspace_dependencies(tmp_path) == [(repo_root() / "connectors" / "google").resolve()]
+    assert workspace_dependencies(repo_root() / "connectors" / "databases") == []

@@ -1,8 +1,10 @@
 """Freeze one connector with PyInstaller ``--onedir`` from a venv holding only the core and that connector.
 
 The build venv lives under the cache folder (``build/work/venvs/<id>-<folder hash>``) and is reused while the
-hash of its inputs (core and connector pyproject.toml, extra packages, PyInstaller pin, Python
-version) is unchanged; both packages are installed editable, so source edits need no reinstall.
+hash of its inputs (core, connector and workspace-dependency pyproject.toml, extra packages, PyInstaller pin,
+Python version) is unchanged; the packages are installed editable, so source edits need no reinstall.
+Workspace packages a connector depends on (analytics-acp-google) are not on PyPI: they are installed
+editable from their folders too.
 The frozen entry imports the connector's plugin module explicitly and serves it through
 ``analytics_acp.cli.serve_module_main`` (PyInstaller does not carry entry points).
 """
@@ -12,6 +14,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -78,10 +81,51 @@ def read_connector(target: str) -> ConnectorSource:
                            plugin_module=module.split(":")[0])
 
 
+def _project(pyproject: Path) -> dict[str, Any]:
+    try:
+        return tomllib.loads(pyproject.read_text(encoding="utf-8")).get("project") or {}
+    except (OSError, tomllib.TOMLDecodeError):
+        return {}
+
+
 def list_connectors() -> list[str]:
-    """Ids of the connectors in ``connectors/*`` (folders with a pyproject.toml)."""
+    """Ids of the connectors in ``connectors/*``: folders whose pyproject.toml declares a connector entry point.
+
+    Shared workspace packages there (connectors/google: no entry point) are not connectors.
+    """
     root = repo_root() / "connectors"
-    return sorted(p.parent.name for p in root.glob("*/pyproject.toml")) if root.is_dir() else []
+    if not root.is_dir():
+        return []
+    return sorted(p.parent.name for p in root.glob("*/pyproject.toml")
+                  if ((_project(p).get("entry-points") or {}).get(CONNECTOR_GROUP)))
+
+
+def _dist_key(name: str) -> str:
+    return name.lower().replace("_", "-").replace(".", "-")
+
+
+def workspace_dependencies(folder: Path) -> list[Path]:
+    """Workspace members (connectors/*, tools/*) that the package in ``folder`` depends on, transitively.
+
+    They are not on PyPI (e.g. analytics-acp-google), so the build venv installs them editable from here.
+    """
+    root = repo_root()
+    members: dict[str, Path] = {}
+    for pyproject in [*root.glob("connectors/*/pyproject.toml"), *root.glob("tools/*/pyproject.toml")]:
+        name = _project(pyproject).get("name")
+        if name:
+            members[_dist_key(name)] = pyproject.parent.resolve()
+    found: list[Path] = []
+    todo = [folder.resolve()]
+    while todo:
+        current = todo.pop()
+        for req in _project(current / "pyproject.toml").get("dependencies") or []:
+            match = re.match(r"\s*([A-Za-z0-9][A-Za-z0-9._-]*)", req)
+            dep = members.get(_dist_key(match.group(1))) if match else None
+            if dep is not None and dep != folder.resolve() and dep not in found:
+                found.append(dep)
+                todo.append(dep)
+    return found
 
 
 def _uv() -> list[str]:
@@ -111,7 +155,8 @@ def _clean_env() -> dict[str, str]:
 def venv_inputs_hash(source: ConnectorSource, settings: BuildSettings) -> str:
     """Hash of what decides the build venv's contents."""
     h = hashlib.sha256()
-    for path in (core_folder() / "pyproject.toml", source.folder / "pyproject.toml"):
+    for path in (core_folder() / "pyproject.toml", source.folder / "pyproject.toml",
+                 *(dep / "pyproject.toml" for dep in workspace_dependencies(source.folder))):
         h.update(path.read_bytes())
     h.update(f"{PYINSTALLER_REQUIREMENT}|{sys.version}|{settings.fingerprint()}|{source.folder}".encode())
     return h.hexdigest()
@@ -141,8 +186,10 @@ def ensure_venv(source: ConnectorSource, settings: BuildSettings, work: Path, lo
     env = _clean_env()
     _run([*_uv(), "venv", "-q", "--python", sys.executable, str(venv)], "Creating the build venv", log, env=env)
     _run([*_uv(), "pip", "install", "-q", "--no-sources", "--python", str(venv_python(venv)),
-          "-e", str(core_folder()), "-e", str(source.folder), PYINSTALLER_REQUIREMENT, *settings.extra_packages],
-         "Installing the core, the connector and PyInstaller into the build venv", log, env=env)
+          "-e", str(core_folder()), *(arg for dep in workspace_dependencies(source.folder) for arg in ("-e", str(dep))),
+          "-e", str(source.folder), PYINSTALLER_REQUIREMENT, *settings.extra_packages],
+         "Installing the core, the connector (with its workspace dependencies) and PyInstaller into the build venv",
+         log, env=env)
     stamp.write_text(digest)
     return venv, False
 

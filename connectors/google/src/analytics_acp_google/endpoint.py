@@ -1,0 +1,14 @@
+"""The ``api_endpoint`` config value (private endpoints and the test fakes)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+def api_endpoint(config: dict[str, Any] | None) -> str | None:
+    """The stripped ``api_endpoint`` of ``config``, or None (Google's own endpoint)."""
+    value = (config or {}).get("api_endpoint")
+    if not isinstance(value, str):
+        return None
+    value = value.strip().rstrip("/")
+    return value or None

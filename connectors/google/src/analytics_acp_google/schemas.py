@@ -1,0 +1,80 @@
+"""Setup schemas shared by the Google connectors (spec 4.2, 5.5.2, 5.5.5)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+def _secret(title: str, description: str) -> dict[str, Any]:
+    return {"type": "string", "title": title, "description": description, "writeOnly": True}
+
+
+def credentials_schema(*, scopes: list[str], product: str) -> dict[str, Any]:
+    """The ``credentials_schema`` oneOf: service_account (4.2's shape), oauth (with x-acp-login) and authorized_user.
+
+    ``product`` names the Google product in the help texts ("Google Analytics 4", "Search Console"…).
+    """
+    service_account = {
+        "title": "Service account",
+        "type": "object",
+        "description": f"A service account key with read access to {product}.",
+        "properties": {
+            "type": {"type": "string", "const": "service_account"},
+            "service_account": {
+                "type": "string",
+                "title": "Service account JSON",
+                "description": "Paste the full JSON key file (includes client_email and private_key).",
+                "contentMediaType": "application/json",
+                "writeOnly": True,
+            },
+        },
+        "required": ["type", "service_account"],
+    }
+    oauth = {
+        "title": "OAuth",
+        "type": "object",
+        "description": (f"A Google account signed in with access to {product}: an access token, or a refresh token "
+                        "with the OAuth client that issued it (client_id, client_secret)."),
+        # 5.5.5: the host opens Google's login with these scopes and fills the marked fields.
+        "x-acp-login": {"provider": "google", "scopes": list(scopes)},
+        "properties": {
+            "type": {"type": "string", "const": "oauth"},
+            "access_token": {**_secret("Access token", "A current OAuth access token."), "x-acp-filled": True},
+            "refresh_token": {**_secret("Refresh token", "Lets the server get new access tokens."), "x-acp-filled": True},
+            "client_id": {"type": "string", "title": "OAuth client id", "description": "The OAuth client that issued the refresh token.",
+                          "x-acp-filled": True},
+            "client_secret": {**_secret("OAuth client secret", "The secret of that OAuth client."), "x-acp-filled": True},
+            "expiry_date": {"type": "string", "title": "Access token expiry",
+                            "description": "When the access token expires: ISO 8601 or epoch milliseconds.", "x-acp-filled": True},
+            "email": {"type": "string", "title": "Account", "description": "The signed-in Google account.", "x-acp-filled": True},
+        },
+        "required": ["type"],
+    }
+    authorized_user = {
+        "title": "gcloud application-default credentials",
+        "type": "object",
+        "description": ("The authorized_user JSON that 'gcloud auth application-default login' writes "
+                        "(~/.config/gcloud/application_default_credentials.json)."),
+        "properties": {
+            "type": {"type": "string", "const": "authorized_user"},
+            "client_id": {"type": "string", "title": "Client id"},
+            "client_secret": _secret("Client secret", "client_secret from the file."),
+            "refresh_token": _secret("Refresh token", "refresh_token from the file."),
+            "account": {"type": "string", "title": "Account"},
+            "quota_project_id": {"type": "string", "title": "Quota project"},
+            "universe_domain": {"type": "string", "title": "Universe domain"},
+        },
+        "required": ["type", "client_id", "client_secret", "refresh_token"],
+    }
+    return {"oneOf": [service_account, oauth, authorized_user]}
+
+
+def api_endpoint_property() -> dict[str, Any]:
+    """The config_schema property ``api_endpoint`` (advanced: private endpoints and test fakes)."""
+    return {
+        "type": "string",
+        "title": "API endpoint (advanced)",
+        "description": ("Root URL of the API, for example https://analyticsdata.googleapis.com. Leave empty to use "
+                        "Google's. Used for private endpoints and test fakes."),
+        "format": "uri",
+    }
