@@ -120,6 +120,49 @@ def test_guard_reports_typos_as_invalid_arguments_not_violations():
         check_sql("  -- only a comment\n;", "postgres")
 
 
+# Issue 14.4: SQL that does not parse is not a write. (dialect, sql, line, column, words the message must hold)
+UNPARSABLE = [
+    ("sqlite", "SELEC nonsense", 1, 1, ("'SELEC' does not start a SQL statement", "Did you mean SELECT?")),
+    ("postgres", "selct fecha from ventas", 1, 1, ("'selct'", "SELECT")),
+    ("sqlite", "SELECT * FROM orders WHERE", 1, 22, ("ends right after 'WHERE'",)),
+    ("postgres", "SELECT FROM", 1, 8, ("expected table name after 'FROM'", "the query ended")),
+    ("mysql", "SELECT 1\nFROM t\nWHERE x IN (1, 2", 3, 16, ("parenthesis is not closed",)),
+    ("duckdb", "SELECT a b c FROM t", 1, 12, ("unexpected 'c'",)),
+    ("postgres", "WITH a AS SELECT 1", 1, 11, ("expected '('",)),
+    ("postgres", "SELECT 'it is open", 1, 8, ("not closed", "'it is open")),
+    ("sqlite", "FOO", 1, 1, ("'FOO' does not start a SQL statement",)),
+    ("postgres", "EXPLAIN SELEC 1", None, None, ("'SELEC'",)),
+]
+
+
+@pytest.mark.parametrize(("dialect", "sql", "line", "column", "words"), UNPARSABLE)
+def test_guard_reports_unparsable_sql_with_its_position(dialect, sql, line, column, words):
+    with pytest.raises(InvalidArguments) as info:
+        check_sql(sql, dialect)
+    message = info.value.message
+    for word in words:
+        assert word in message, message
+    assert "<class" not in message and "Token" not in message and "sqlglot" not in message
+    if line is not None:
+        assert f"line {line}, column {column}" in message
+        assert (info.value.data or {}).get("line") == line and info.value.data.get("column") == column
+
+
+def test_unparsable_write_keeps_its_violation_and_unparsable_select_reaches_the_model(sales_db, make_ctx):
+    # A statement whose first word writes is refused as a write whatever follows; a broken SELECT is a typo.
+    with pytest.raises(ReadOnlyViolation) as info:
+        check_sql("UPDATE ventas SET pedidos = 0 WHERE", "sqlite")
+    assert "UPDATE" in info.value.message
+    ctx = make_ctx({"type": "sqlite", "path": sales_db}, "ventas")
+    with pytest.raises(InvalidArguments) as typo:
+        run_execute_sql({"sql": "SELEC nonsense"}, ctx)
+    assert typo.value.code == -32017 and "line 1, column 1" in typo.value.message
+    from analytics_acp_databases.validate import run_validate_sql
+
+    report = run_validate_sql({"sql": "SELECT * FROM ventas WHERE"}, make_ctx({"type": "sqlite", "path": sales_db}, "ventas", tool="validate_sql")).data
+    assert report["valid"] is False and report["read_only"] is None and "line 1, column 22" in report["error"]
+
+
 def test_referenced_tables_leave_out_ctes():
     checked = check_sql("WITH a AS (SELECT * FROM s.orders) SELECT * FROM a JOIN customers c ON true", "postgres")
     assert sorted(checked.tables) == ["customers", "s.orders"]

@@ -20,6 +20,8 @@ from sqlglot import exp
 from sqlglot.errors import ParseError, TokenError
 from sqlglot.tokens import Token, TokenType
 
+from .sqlsyntax import syntax_error, token_error, unknown_statement
+
 # sqlglot logs every statement it falls back to parsing as a raw Command; the guard reports those itself.
 logging.getLogger("sqlglot").setLevel(logging.ERROR)
 
@@ -85,6 +87,21 @@ _WRITE_TOKENS = {
     if hasattr(TokenType, name)
 }
 _STATEMENT_KEYS = {"pivot", "describe", "show", "summarize", "analyze"}
+# First words of the statements that are not queries, in the dialects served (PostgreSQL, MySQL/MariaDB,
+# SQLite, DuckDB). sqlglot reads several of them as plain identifiers ("DISCARD ALL" parses as a column
+# alias), so the word, not the tree, says that such a text is a statement (refused as a write) and not a typo.
+STATEMENT_WORDS = frozenset(
+    {
+        "ABORT", "ALTER", "ANALYSE", "ANALYZE", "ATTACH", "BEGIN", "BINLOG", "CACHE", "CALL", "CHANGE", "CHECK",
+        "CHECKPOINT", "CHECKSUM", "CLOSE", "CLUSTER", "COMMENT", "COMMIT", "COPY", "CREATE", "DEALLOCATE", "DECLARE",
+        "DELETE", "DESC", "DESCRIBE", "DETACH", "DISCARD", "DO", "DROP", "END", "EXEC", "EXECUTE", "EXPORT", "FETCH",
+        "FLUSH", "FORCE", "GET", "GRANT", "HANDLER", "HELP", "IMPORT", "INSERT", "INSTALL", "KILL", "LISTEN", "LOAD",
+        "LOCK", "MERGE", "MOVE", "NOTIFY", "OPTIMIZE", "PIVOT", "PRAGMA", "PREPARE", "PURGE", "REASSIGN", "REFRESH",
+        "REINDEX", "RELEASE", "RENAME", "REPAIR", "REPLACE", "RESET", "RESIGNAL", "RESTART", "REVOKE", "ROLLBACK",
+        "SAVEPOINT", "SECURITY", "SET", "SHOW", "SHUTDOWN", "SIGNAL", "START", "STOP", "SUMMARIZE", "TRUNCATE",
+        "UNINSTALL", "UNLISTEN", "UNLOCK", "UNPIVOT", "UPDATE", "UPSERT", "USE", "VACUUM", "XA",
+    }
+)
 _QUERY_START_TOKENS = {TokenType.SELECT, TokenType.WITH, TokenType.VALUES, TokenType.L_PAREN, TokenType.FROM, TokenType.TABLE}
 
 
@@ -135,8 +152,8 @@ def statement_type(node: exp.Expression) -> str:
 def _tokens(sql: str, dialect: str | None) -> list[Token]:
     try:
         return sqlglot.Dialect.get_or_raise(dialect).tokenize(sql)
-    except TokenError as exc:
-        raise InvalidArguments(f"The SQL could not be read ({exc}). Check quotes and comments.") from None
+    except TokenError:
+        raise token_error(sql, dialect) from None
 
 
 def _statements(tokens: list[Token]) -> list[list[Token]]:
@@ -149,19 +166,53 @@ def _statements(tokens: list[Token]) -> list[list[Token]]:
     return [g for g in groups if g]
 
 
-def _classify_unparsed(sql: str, tokens: list[Token], error: str) -> Exception:
-    """sqlglot could not parse the text: decide from the token stream whether it is a write or a typo."""
+def _starts_statement(first: Token) -> bool:
+    """The first word begins a statement that is not a query (a write, a session or admin command)."""
+    return first.token_type in _WRITE_TOKENS or first.text.upper() in STATEMENT_WORDS
+
+
+def _starts_query(first: Token) -> bool:
+    return first.token_type in _QUERY_START_TOKENS or first.text.upper() == "EXPLAIN"
+
+
+def _classify_unparsed(tokens: list[Token], exc: ParseError) -> Exception:
+    """sqlglot could not parse the text: a write keeps its violation, anything else is a syntax error.
+
+    Several statements are refused as such (10.4), parsed or not; one statement whose first word
+    begins a write (``UPDATE t SET a = 1 WHERE``) is a write whatever follows; a query that does not
+    parse, or a text that starts with no statement word at all (``SELEC``), is ACP_INVALID_ARGUMENTS
+    with the position, because fixing the syntax is what makes it run.
+    """
     statements = _statements(tokens)
     if len(statements) > 1:
         return _violation("Multiple", "Send exactly one statement.")
-    first = statements[0][0] if statements else None
-    if first is not None and first.token_type not in _QUERY_START_TOKENS and first.text.upper() != "EXPLAIN":
+    first = statements[0][0]
+    if _starts_statement(first):
         return _violation(first.text.upper())
-    for tok in statements[0] if statements else []:
-        if tok.token_type in _WRITE_TOKENS:
-            word = "SELECT ... INTO" if tok.token_type == TokenType.INTO else tok.text.upper()
-            return _violation(word)
-    return InvalidArguments(f"SQL syntax error: {error}. Fix the query (call autocontext to see tables and columns).")
+    if _starts_query(first):
+        nested = _nested_write(statements[0])
+        return _violation(nested) if nested else syntax_error(exc)
+    return unknown_statement(first)
+
+
+def _nested_write(tokens: list[Token]) -> str | None:
+    """A write hidden in a query that does not parse: ``(UPDATE ...)`` as a subquery, or ``SELECT ... INTO``."""
+    for before, tok in zip(tokens, tokens[1:], strict=False):
+        if tok.token_type == TokenType.INTO:
+            return "SELECT ... INTO"
+        if before.token_type == TokenType.L_PAREN and _starts_statement(tok):
+            return tok.text.upper()
+    return None
+
+
+def _not_a_query(tree: exp.Expression, tokens: list[Token]) -> Exception:
+    """A parsed statement that is not a query: a write (violation), or text that is no statement at all."""
+    if isinstance(tree, _FORBIDDEN_NODES) or tree.key in _STATEMENT_KEYS:
+        return _violation(statement_type(tree))
+    first = _statements(tokens)[0][0]
+    if _starts_statement(first) or _starts_query(first):
+        return _violation(first.text.upper())
+    return unknown_statement(first)  # "SELEC nonsense" parses as an alias expression, not as a statement
 
 
 def check_sql(sql: str, dialect: str | None) -> CheckedQuery:
@@ -175,7 +226,7 @@ def check_sql(sql: str, dialect: str | None) -> CheckedQuery:
     try:
         trees = [t for t in sqlglot.parse(sql, read=dialect) if t is not None]
     except ParseError as exc:
-        raise _classify_unparsed(sql, tokens, _short_error(exc)) from None
+        raise _classify_unparsed(tokens, exc) from None
     if len(trees) != 1 or len(_statements(tokens)) != 1:
         kinds = ", ".join(statement_type(t) for t in trees)
         raise _violation("Multiple", f"Send exactly one statement (got {len(trees)}: {kinds}).")
@@ -185,8 +236,7 @@ def check_sql(sql: str, dialect: str | None) -> CheckedQuery:
         inner = _explain_inner(body, dialect)
         return CheckedQuery(sql=body, statement_type="EXPLAIN", tree=None, explain=True, tables=referenced_tables(inner), inner=inner)
     if not isinstance(tree, _QUERY_ROOTS):
-        known = isinstance(tree, _FORBIDDEN_NODES) or tree.key in _STATEMENT_KEYS
-        raise _violation(statement_type(tree) if known else _statements(tokens)[0][0].text.upper())
+        raise _not_a_query(tree, tokens)
     _check_tree(tree)
     return CheckedQuery(sql=body, statement_type=statement_type(tree), tree=tree, tables=referenced_tables(tree))
 
@@ -281,11 +331,3 @@ def referenced_tables(tree: exp.Expression) -> list[str]:
         if name not in out:
             out.append(name)
     return out
-
-
-def _short_error(exc: ParseError) -> str:
-    errors = getattr(exc, "errors", None) or []
-    if errors:
-        e = errors[0]
-        return f"{e.get('description', 'invalid syntax')} near line {e.get('line')}, column {e.get('col')}"
-    return str(exc).splitlines()[0]
