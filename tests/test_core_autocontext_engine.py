@@ -13,9 +13,8 @@ INFO = ConnectorInfo(id="t", name="T", version="1", description="d",
 
 
 def ctx(secret, identity):
-    c = CallContext(connector_id="t", tool="autocontext", credentials={"type": "k", "key": secret})
-    c._identity = identity
-    return c
+    return CallContext(connector_id="t", tool="autocontext", credentials={"type": "k", "key": secret},
+                       credential_identity=identity)
 
 
 def test_cache_partitioned_by_identity_and_never_holds_secrets(tmp_path):

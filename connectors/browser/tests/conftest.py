@@ -255,12 +255,12 @@ FAST = {"settle_ms": 400, "navigation_timeout_ms": 15000, "action_timeout_ms": 5
 
 @pytest.fixture
 def make_ctx(tmp_path):
-    """CallContext factory for direct tool calls (the runtime normally builds it)."""
-    from analytics_acp import CallContext
+    """The kit's CallContext factory for direct tool calls (the runtime normally builds it)."""
+    from analytics_acp.kit import make_ctx as kit_make_ctx
 
     def make(tool="capture", resource_id=None, conversation_id=None, session_id=None, config=None, credentials=None):
-        return CallContext(connector_id="browser", tool=tool, resource_id=resource_id,
-                           conversation_id=conversation_id, session_id=session_id,
-                           config={**FAST, **(config or {})}, credentials=credentials, tmp_dir=tmp_path)
+        return kit_make_ctx("browser", tool, resource_id=resource_id, conversation_id=conversation_id,
+                            session_id=session_id, config={**FAST, **(config or {})}, credentials=credentials,
+                            tmp_dir=tmp_path)
 
     return make

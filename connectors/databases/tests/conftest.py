@@ -14,8 +14,8 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-from analytics_acp import CallContext, ClientInfo, HostTable
-from analytics_acp.errors import TableNotFound
+from analytics_acp import CallContext, HostTable
+from analytics_acp.kit import make_ctx as kit_make_ctx
 
 END = dt.date(2026, 9, 28)
 PG = {"type": "server", "dialect": "postgresql", "host": "127.0.0.1", "port": 5432, "user": "postgres", "database": "test"}
@@ -40,17 +40,8 @@ def need_server(port: int, name: str) -> None:
 
 def _make_ctx(credentials: dict[str, Any] | None, resource_id: str | None = None, config: dict[str, Any] | None = None,
              tool: str = "execute_sql", tables: dict[str, HostTable] | None = None) -> CallContext:
-    """A hand-built CallContext; ``tables`` answer ctx.read_table like a host (8.8)."""
-
-    async def read_table(ref: str) -> HostTable:
-        if not tables or ref not in tables:
-            raise TableNotFound(f"No host table {ref!r}.")
-        return tables[ref]
-
-    return CallContext(
-        connector_id="databases", tool=tool, credentials=credentials, config=dict(config or {}), resource_id=resource_id,
-        client=ClientInfo(acp=True, host_tables=tables is not None), _read_table=read_table if tables is not None else None,
-    )
+    """The kit's CallContext; ``tables`` answer ctx.read_table like a host (8.8)."""
+    return kit_make_ctx("databases", tool, tables=tables, credentials=credentials, config=config, resource_id=resource_id)
 
 
 @pytest.fixture

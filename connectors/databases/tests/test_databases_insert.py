@@ -56,14 +56,8 @@ def test_append_follows_access_mode_and_rules(config, allowed, sales_db, make_ct
 
 
 def test_access_is_checked_before_the_host_is_asked(sales_db, make_ctx):
-    asked = []
-
-    async def read_table(ref):
-        asked.append(ref)
-        return _tables()[ref]
-
-    ctx = make_ctx({"type": "sqlite", "path": sales_db}, "ventas", {}, tool="insert_rows", tables={})
-    ctx._read_table = read_table
+    ctx = make_ctx({"type": "sqlite", "path": sales_db}, "ventas", {}, tool="insert_rows", tables=_tables())
+    asked = ctx.table_reader.requests
     with pytest.raises(ReadOnlyViolation):
         _insert(ctx, table_ref="ds_forecast", table="ventas")
     assert asked == []

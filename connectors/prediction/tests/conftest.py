@@ -7,8 +7,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-from analytics_acp.context import CallContext, ClientInfo, HostTable
-from analytics_acp.errors import TableNotFound
+from analytics_acp import CallContext, HostTable
+from analytics_acp.kit import make_ctx as kit_make_ctx
 
 
 def daily_sales(n: int = 90, start: str = "2026-07-01", seed: int = 3, scale: float = 1.0) -> pd.DataFrame:
@@ -37,32 +37,12 @@ def host_table(ref: str, frame: pd.DataFrame, types: dict[str, str] | None = Non
     return HostTable(ref, headers, rows)
 
 
-class FakeHost:
-    """Resolves refs from a dict; unknown ids fail like a host would (-32021)."""
-
-    def __init__(self, tables: dict[str, HostTable]):
-        self.tables = tables
-        self.requests: list[str] = []
-
-    async def __call__(self, ref: str) -> HostTable:
-        self.requests.append(ref)
-        if ref not in self.tables:
-            raise TableNotFound(f"No dataset or report named {ref!r} in this conversation. Use acp_datasets to list ids.")
-        return self.tables[ref]
-
-
 @pytest.fixture
 def make_ctx(tmp_path: Path):
-    """Build a CallContext whose acp/read_table is a FakeHost over the given tables."""
+    """Build the kit's CallContext whose acp/read_table is a FakeHost over the given tables."""
 
     def build(tables: dict[str, HostTable], *, host_tables: bool = True, tool: str = "forecast") -> CallContext:
-        return CallContext(
-            connector_id="prediction",
-            tool=tool,
-            client=ClientInfo(acp=True, host_tables=host_tables),
-            tmp_dir=tmp_path / "acp-tmp",
-            _read_table=FakeHost(tables),
-        )
+        return kit_make_ctx("prediction", tool, tables=tables, host_tables=host_tables, tmp_dir=tmp_path / "acp-tmp")
 
     return build
 

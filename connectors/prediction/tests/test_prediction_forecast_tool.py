@@ -24,7 +24,7 @@ def _channels(tabledata) -> HostTable:
 async def test_output_is_typed_and_dated(make_ctx, sales_table):
     ctx = make_ctx({sales_table.ref: sales_table})
     result = await run({"table_ref": sales_table.ref, **BASE}, ctx)
-    assert ctx._read_table.requests == [sales_table.ref]
+    assert ctx.table_reader.requests == [sales_table.ref]
     assert [h.to_json() for h in result.headers] == [
         {"name": "fecha", "type": "date", "role": "dimension", "description": "Forecast day"},
         {"name": "forecast", "type": "number", "role": "metric", "description": "Point forecast of pedidos"},
@@ -81,7 +81,7 @@ async def test_no_host_tables_is_acp_host_tables_unsupported(make_ctx, sales_tab
     with pytest.raises(HostTablesUnsupported) as info:
         await run({"table_ref": sales_table.ref, **BASE}, ctx)
     assert info.value.code == -32020
-    assert ctx._read_table.requests == []  # 8.8: the server must not send acp/read_table
+    assert ctx.table_reader.requests == []  # 8.8: the server must not send acp/read_table
 
 
 async def test_missing_and_non_numeric_columns_list_the_usable_ones(make_ctx, tabledata):
@@ -118,7 +118,7 @@ async def test_bad_arguments_fail_before_the_table_is_read(make_ctx, sales_table
     ctx = make_ctx({sales_table.ref: sales_table})
     with pytest.raises(InvalidArguments, match=message):
         await run({"table_ref": sales_table.ref, **BASE, **patch}, ctx)
-    assert ctx._read_table.requests == []
+    assert ctx.table_reader.requests == []
 
 
 async def test_confidence_as_percent_and_empty_table(make_ctx, sales_table):

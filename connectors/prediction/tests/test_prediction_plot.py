@@ -55,14 +55,14 @@ async def test_forecast_with_band_and_history_overlay(make_ctx, sales_table):
                              "horizon": 14, "method": "ets"}, ctx)
     from analytics_acp.context import HostTable
 
-    ctx._read_table.tables["fc"] = HostTable("fc", [h.to_json() for h in result.headers], result.rows)
+    ctx.table_reader.tables["fc"] = HostTable("fc", [h.to_json() for h in result.headers], result.rows)
     band = await plot({"table_ref": "fc", "x": "fecha", "y": "forecast", "lower": "lower", "upper": "upper",
                        "title": "Forecast"}, ctx)
     assert band.data["title"] == "Forecast" and _png(band.data["screenshot_path"]).size == (1000, 600)
     both = await plot({"table_ref": sales_table.ref, "x": "fecha", "y": "pedidos", "forecast_ref": "fc",
                        "width": 800, "height": 400}, ctx)
     assert both.data["series"] == ["pedidos", "forecast"]
-    assert ctx._read_table.requests[-2:] == [sales_table.ref, "fc"]
+    assert ctx.table_reader.requests[-2:] == [sales_table.ref, "fc"]
     assert _png(both.data["screenshot_path"]).size == (800, 400)
 
 

@@ -7,6 +7,7 @@ Transport code (runtime.py) hands it the session state and the client capability
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import os
 import tempfile
@@ -34,6 +35,7 @@ from .errors import (
     ResourceRequired,
     UpstreamError,
 )
+from .invoke import invoke_tool
 from .plugins import LoadedConnector
 from .resources import RecentStore, ResourceListCache, suggest_resources
 from .results import BuildSettings, Built, build_extraction, build_multitable, resolve_selection
@@ -103,7 +105,8 @@ class ConnectorRuntime:
         return new, {"ok": True, "effective": new.effective(self.info)}
 
     # --- one call --------------------------------------------------------------------------
-    def _context(self, tool_name: str, meta: dict[str, Any], session: SessionConfig, client: ClientInfo) -> CallContext:
+    def _context(self, tool_name: str, meta: dict[str, Any], session: SessionConfig, client: ClientInfo,
+                 read_table: ReadTableFn | None) -> CallContext:
         d = self.info.defaults
         limits = {
             "row_limit": pick(meta, session, "row_limit", d.row_limit),
@@ -132,7 +135,9 @@ class ConnectorRuntime:
         inline = meta.get("inline_max_bytes")
         if inline is not None and (not isinstance(inline, int) or isinstance(inline, bool) or inline < 0):
             raise InvalidArguments("_meta.acp.inline_max_bytes must be a non-negative integer.")
-        ctx = CallContext(
+        identity = self.loaded.hook.credential_identity(credentials=credentials)
+        call_id = meta.get("call_id")
+        return CallContext(
             connector_id=self.info.id,
             tool=tool_name,
             credentials=credentials,
@@ -144,7 +149,7 @@ class ConnectorRuntime:
             default_resource_id=pick(meta, session, "default_resource_id", None),
             session_id=meta.get("session_id"),
             conversation_id=meta.get("conversation_id"),
-            call_id=meta.get("call_id"),
+            call_id=call_id,
             sampling=sampling,
             inline_max_bytes=inline,
             autocontext_delivered=meta.get("autocontext_delivered"),
@@ -152,12 +157,9 @@ class ConnectorRuntime:
             client=client,
             tmp_dir=tmp_dir(),
             cache_dir=cache_dir(),
+            credential_identity=hashlib.sha256(f"{self.info.id}\0{identity}".encode()).hexdigest()[:32],
+            table_reader=partial(read_table, call_id=call_id) if read_table is not None else None,
         )
-        identity = self.loaded.hook.credential_identity(credentials=credentials)
-        import hashlib
-
-        ctx._identity = hashlib.sha256(f"{self.info.id}\0{identity}".encode()).hexdigest()[:32]
-        return ctx
 
     async def call(
         self,
@@ -183,10 +185,8 @@ class ConnectorRuntime:
         )
         ctx: CallContext | None = None
         try:
-            ctx = self._context(name, meta, session, client)
+            ctx = self._context(name, meta, session, client, read_table)
             record.row_limit, record.cost_limit_usd = ctx.row_limit, ctx.cost_limit_usd
-            if read_table is not None:
-                ctx._read_table = partial(read_table, call_id=ctx.call_id)  # type: ignore[assignment]
             if name == ACP_TOOL_AUTOCONTEXT:
                 return await self._autocontext(arguments, ctx, record, session)
             if name == ACP_TOOL_AUTOCONTEXT_DATA:
@@ -337,8 +337,14 @@ class ConnectorRuntime:
             selection=selection,
             catalog=catalog,
         )
-        ctx._finish = partial(self._finish, tool, settings)  # type: ignore[attr-defined]
-        outcome = await self.loaded.hook.around_tool_call(tool=tool, arguments=args, ctx=ctx)
+        finish = partial(self._finish, tool, settings)
+
+        def innermost(tool: ToolSpec, arguments: dict[str, Any], ctx: CallContext) -> Any:
+            return invoke_tool(tool, arguments, ctx, finish)  # the awaitable wrappers wrap
+
+        outcome = await self.loaded.hook.around_tool_call.call_extra(
+            [innermost], {"tool": tool, "arguments": args, "ctx": ctx}
+        )
         return await self._respond(tool, outcome, ctx, record, file_url)
 
     def _catalog_for(self, tool: ToolSpec) -> list:

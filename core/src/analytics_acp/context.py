@@ -12,6 +12,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import anyio.from_thread
+
+from . import access
 from .errors import CredentialsMissing, HostTablesUnsupported
 
 
@@ -51,11 +54,20 @@ class HostTable:
 
 
 ReadTable = Callable[[str], Awaitable[HostTable]]
+ANONYMOUS_IDENTITY = hashlib.sha256(b"anonymous").hexdigest()[:16]
 
 
 @dataclass
 class CallContext:
-    """Effective settings of one call. Tools receive it as ``ctx``."""
+    """Effective settings of one call. Tools and blocks receive it as ``ctx``.
+
+    The runtime builds it per call; connector unit tests build one with
+    ``analytics_acp.kit.make_ctx``. Everything is a plain constructor argument:
+    ``credential_identity`` is the hashed identity that partitions caches (7.4, 10.1.5),
+    ``table_reader`` is how ``read_table`` reaches the host (``acp/read_table``, 8.8).
+    Tools use the fields and the methods ``require_credentials``, ``check_access``,
+    ``read_table`` / ``read_table_sync`` and the property ``state_key``.
+    """
 
     connector_id: str
     tool: str
@@ -80,8 +92,8 @@ class CallContext:
     cache_dir: Path | None = None
     warnings: list[str] = field(default_factory=list)  # tools may append; they reach system_info.warnings
     cost_estimate_usd: float = 0  # set by the cost preflight (9.2) before a paid tool runs
-    _read_table: ReadTable | None = None
-    _identity: str | None = None
+    credential_identity: str = ANONYMOUS_IDENTITY  # a hash, never the secret itself (7.4, 10.1.5)
+    table_reader: ReadTable | None = field(default=None, repr=False, compare=False)
 
     def require_credentials(self) -> dict[str, Any]:
         """The credentials, or ACP_CREDENTIALS_MISSING (10.3) when the host sent none."""
@@ -92,22 +104,13 @@ class CallContext:
         return self.credentials
 
     @property
-    def credential_identity(self) -> str:
-        """A hash that partitions caches per credential identity (7.4, 10.1.5); never the secret itself."""
-        if self._identity is not None:
-            return self._identity
-        return hashlib.sha256(b"anonymous").hexdigest()[:16]
-
-    @property
     def state_key(self) -> str | None:
         """Per-conversation key for server-side state (5.2: conversation_id, falling back to session_id)."""
         return self.conversation_id or self.session_id
 
-    def check_access(self, target: str | None, operation: str, rules_key: str = "table_rules") -> str:
+    def check_access(self, target: str | None, operation: access.Operation, rules_key: str = "table_rules") -> str:
         """Raise ACP_READ_ONLY_VIOLATION unless ``operation`` ("read"/"add"/"replace") fits 10.6; return the mode."""
-        from .access import check_access
-
-        return check_access(self.config, target, operation, rules_key)  # type: ignore[arg-type]
+        return access.check_access(self.config, target, operation, rules_key)
 
     async def read_table(self, ref: str) -> HostTable:
         """Ask the host for table ``ref`` with ``acp/read_table`` (8.8).
@@ -115,14 +118,12 @@ class CallContext:
         Raises ACP_HOST_TABLES_UNSUPPORTED when the client did not declare host_tables,
         and passes the host's -32021/-32022 errors on as typed errors.
         """
-        if not self.client.host_tables or self._read_table is None:
+        if not self.client.host_tables or self.table_reader is None:
             raise HostTablesUnsupported(
                 "This tool reads a host table (table_ref), but the host does not support acp/read_table."
             )
-        return await self._read_table(ref)
+        return await self.table_reader(ref)
 
     def read_table_sync(self, ref: str) -> HostTable:
         """``read_table`` for sync tools (they run in a worker thread): hops to the event loop."""
-        import anyio.from_thread
-
         return anyio.from_thread.run(self.read_table, ref)

@@ -23,10 +23,3 @@ def normalize_resource_id(resource_id: str) -> str:
     """Default normalization: trim white space."""
     return resource_id.strip()
 
-
-@hookimpl(trylast=True)
-def around_tool_call(tool, arguments, ctx):
-    """The innermost call: returns the awaitable that runs the tool (wrappers wrap it)."""
-    from .invoke import invoke_tool
-
-    return invoke_tool(tool, arguments, ctx)

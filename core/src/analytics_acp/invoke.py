@@ -4,6 +4,7 @@ so a database cursor generator is created and consumed on the same thread."""
 from __future__ import annotations
 
 import inspect
+from collections.abc import Callable
 from typing import Any
 
 import anyio
@@ -12,9 +13,8 @@ from .context import CallContext
 from .declarations import ToolSpec
 
 
-async def invoke_tool(tool: ToolSpec, arguments: dict[str, Any], ctx: CallContext) -> Any:
-    """Run ``tool`` and pass its output through ``ctx``'s finisher (the result builder)."""
-    finish = getattr(ctx, "_finish", None) or (lambda raw: raw)
+async def invoke_tool(tool: ToolSpec, arguments: dict[str, Any], ctx: CallContext, finish: Callable[[Any], Any]) -> Any:
+    """Run ``tool`` and pass its output through ``finish`` (the result builder) on the same thread."""
     if inspect.iscoroutinefunction(tool.run):
         raw = await tool.run(arguments, ctx)
         return await anyio.to_thread.run_sync(finish, raw)

@@ -35,9 +35,14 @@ sample_calls=None, env=None, cwd=None, host_tables=None, package_dir=None) -> li
 ``conformance_tests(connector_id, *, allow_fail=(), **run_checklist_kwargs)``: a pytest test function
     serving ``python -m analytics_acp serve <connector_id>``; it fails listing the failed items and prints
     the table (``format_table``).
+``make_ctx(connector_id, tool, *, tables=None, host_tables=None, credentials=None, config=None,
+resource_id=None, tmp_dir=None, **fields) -> CallContext``: a ready context for unit tests that call a
+    tool's ``run(arguments, ctx)`` directly; ``tables`` (dict ref -> ``HostTable``, or a ``FakeHost``)
+    answers ``ctx.read_table`` and records ``ctx.table_reader.requests``.
 """
 
 from .checklist import arun_checklist, run_checklist
+from .fakes import FakeHost, make_ctx
 from .model import ITEMS, CheckResult
 from .pytest_support import conformance_tests, format_table, serve_command
 from .run import KIT_HOST_TABLES
@@ -46,9 +51,11 @@ __all__ = [
     "ITEMS",
     "KIT_HOST_TABLES",
     "CheckResult",
+    "FakeHost",
     "arun_checklist",
     "conformance_tests",
     "format_table",
+    "make_ctx",
     "run_checklist",
     "serve_command",
 ]
