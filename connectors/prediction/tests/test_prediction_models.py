@@ -40,9 +40,14 @@ async def test_holt_winters_matches_statsmodels(make_ctx, sales_table, tabledata
     direct = ExponentialSmoothing(y, trend="add", seasonal="add", seasonal_periods=7, initialization_method="estimated").fit()
     mean, lower, upper = _columns(result)
     np.testing.assert_allclose(mean, direct.forecast(H).to_numpy(), rtol=1e-9)
-    paths = direct.simulate(H, anchor="end", repetitions=2000, error="add", rng=np.random.default_rng(0))
-    np.testing.assert_allclose(lower, np.quantile(paths.to_numpy(), 0.025, axis=1), rtol=1e-9)
-    np.testing.assert_allclose(upper, np.quantile(paths.to_numpy(), 0.975, axis=1), rtol=1e-9)
+    # Analytic h-step interval of the fitted model (issue 14.5): sigma from the SSE with its degrees of
+    # freedom, c_j = alpha (1 + j beta*) + gamma [j % 7 == 0] (Hyndman et al. 2008, class 1).
+    a, b, g = (direct.params[k] for k in ("smoothing_level", "smoothing_trend", "smoothing_seasonal"))
+    sigma = math.sqrt(direct.sse / (len(y) - 12))
+    c = np.array([a * (1 + j * b) + g * (j % 7 == 0) for j in range(1, H)])
+    half = 1.959963984540054 * sigma * np.sqrt(1 + np.concatenate([[0.0], np.cumsum(c**2)]))
+    np.testing.assert_allclose(lower, mean - half, rtol=1e-9)
+    np.testing.assert_allclose(upper, mean + half, rtol=1e-9)
     assert result.extra["method"] == "holt_winters" and result.extra["seasonal_period"] == 7
     assert result.extra["params"]["smoothing_level"] == pytest.approx(direct.params["smoothing_level"])
     assert result.dates == ["2026-09-29", "2026-10-12"]

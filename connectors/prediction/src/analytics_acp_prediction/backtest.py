@@ -55,7 +55,8 @@ def score(method: str, y: pd.Series, h: int, m: int, confidence: float, spec: di
     if naive["mae"]:
         out["skill_vs_naive"] = _number(1 - out["mae"] / naive["mae"])
     inside = (actual >= forecast.lower) & (actual <= forecast.upper)
-    out["interval_coverage"] = float(np.mean(inside))
+    out["interval_coverage"] = float(np.mean(inside))  # empirical; compare with interval_confidence
+    out["interval_confidence"] = confidence
     return out
 
 
