@@ -5,12 +5,10 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from .constants import ACP_PROTOCOL_VERSION, ACP_TOOL_AUTOCONTEXT, ACP_TOOL_AUTOCONTEXT_DATA
-from .declarations import ToolSpec
 from .toolschemas import (
     AUTOCONTEXT_DATA_DESCRIPTION,
     AUTOCONTEXT_DESCRIPTION,
     autocontext_schemas,
-    publish_schema,
 )
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -36,21 +34,6 @@ def capability(runtime: ConnectorRuntime) -> dict[str, Any]:
     return cap
 
 
-def published_schema(runtime: ConnectorRuntime, tool: ToolSpec) -> dict[str, Any]:
-    """The inputSchema of one connector tool as the model sees it (cached per tool)."""
-    cache = runtime.__dict__.setdefault("_schema_cache", {})
-    if tool.name not in cache:
-        tables_property = None
-        if tool.multitable:
-            catalog = runtime._catalog_for(tool)
-            if catalog:
-                from .results import tables_argument_schema
-
-                tables_property = tables_argument_schema(catalog, tool.name)
-        cache[tool.name] = publish_schema(runtime.info, tool, tables_property)
-    return cache[tool.name]
-
-
 def tool_list(runtime: ConnectorRuntime) -> list[dict[str, Any]]:
     """tools/list: autocontext and autocontext_data always, then the connector's tools (2, 7.2, 7.3)."""
     ac_schema, data_schema = autocontext_schemas(runtime.info, runtime.loaded.blocks)
@@ -74,7 +57,7 @@ def tool_list(runtime: ConnectorRuntime) -> list[dict[str, Any]]:
         entry: dict[str, Any] = {
             "name": tool.name,
             "description": tool.description,
-            "inputSchema": published_schema(runtime, tool),
+            "inputSchema": runtime.published_schema(tool),
             "annotations": {"readOnlyHint": tool.read_only_hint},
         }
         if tool.title:

@@ -1,0 +1,98 @@
+"""The effective configuration of one call as a ``CallContext`` (5.3).
+
+Precedence: ``_meta.acp`` > ``acp/configure`` (the session) > the capability defaults,
+with ``config`` merged by key; credentials and config are validated against the setup
+schemas (5.5.3) and the credential identity is hashed per connector (7.4, 10.1.5).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Awaitable, Callable
+from functools import partial
+from typing import Any
+
+from . import schemas
+from .context import CallContext, ClientInfo, HostTable
+from .declarations import ConnectorInfo
+from .dirs import cache_dir, tmp_dir
+from .effective import SessionConfig, check_limits, check_tables, pick
+from .errors import InvalidArguments
+from .plugins import LoadedConnector
+
+ReadTableFn = Callable[[str, "str | None"], Awaitable[HostTable]]
+
+
+def validate_credentials(info: ConnectorInfo, credentials: dict[str, Any]) -> dict[str, Any]:
+    """5.5.3: credentials must match credentials_schema (ACP_CREDENTIALS_INVALID otherwise)."""
+    return schemas.validate_credentials(info.credentials_schema, credentials)
+
+
+def validate_config(info: ConnectorInfo, config: dict[str, Any]) -> dict[str, Any]:
+    """5.5.3: config must match config_schema (ACP_INVALID_ARGUMENTS otherwise); defaults filled."""
+    if info.config_schema is None:
+        return dict(config)
+    return schemas.validate_config(info.config_schema, config)
+
+
+def build_call_context(
+    loaded: LoadedConnector,
+    tool_name: str,
+    meta: dict[str, Any],
+    session: SessionConfig,
+    client: ClientInfo,
+    read_table: ReadTableFn | None,
+) -> CallContext:
+    """The ``CallContext`` of one tools/call; raises a typed AcpError for a malformed ``_meta.acp``."""
+    info = loaded.info
+    d = info.defaults
+    limits = {
+        "row_limit": pick(meta, session, "row_limit", d.row_limit),
+        "cost_limit_usd": pick(meta, session, "cost_limit_usd", d.cost_limit_usd),
+        "field_limit": pick(meta, session, "field_limit", d.effective_field_limit),
+    }
+    check_limits(limits)
+    if meta.get("credentials") is not None:
+        if not isinstance(meta["credentials"], dict):
+            raise InvalidArguments("_meta.acp.credentials must be an object.")
+        credentials = validate_credentials(info, meta["credentials"])
+    else:
+        credentials = session.credentials
+    config = dict(session.config)
+    if isinstance(meta.get("config"), dict):
+        config.update(meta["config"])  # 5.3: config merges by key
+    config = validate_config(info, config)
+    tables = meta.get("tables") if meta.get("tables") is not None else session.tables
+    if tables is not None:
+        tables = check_tables(info, tables)
+    sampling = meta.get("sampling") or "head"
+    if sampling not in ("head", "spread"):
+        raise InvalidArguments("_meta.acp.sampling must be head or spread.")
+    inline = meta.get("inline_max_bytes")
+    if inline is not None and (not isinstance(inline, int) or isinstance(inline, bool) or inline < 0):
+        raise InvalidArguments("_meta.acp.inline_max_bytes must be a non-negative integer.")
+    identity = loaded.hook.credential_identity(credentials=credentials)
+    call_id = meta.get("call_id")
+    return CallContext(
+        connector_id=info.id,
+        tool=tool_name,
+        credentials=credentials,
+        config=config,
+        row_limit=limits["row_limit"],
+        cost_limit_usd=limits["cost_limit_usd"],
+        field_limit=limits["field_limit"],
+        tables=tables,
+        default_resource_id=pick(meta, session, "default_resource_id", None),
+        session_id=meta.get("session_id"),
+        conversation_id=meta.get("conversation_id"),
+        call_id=call_id,
+        sampling=sampling,
+        inline_max_bytes=inline,
+        autocontext_delivered=meta.get("autocontext_delivered"),
+        autocontext_blocks=meta.get("autocontext_blocks"),
+        client=client,
+        tmp_dir=tmp_dir(),
+        cache_dir=cache_dir(),
+        credential_identity=hashlib.sha256(f"{info.id}\0{identity}".encode()).hexdigest()[:32],
+        table_reader=partial(read_table, call_id=call_id) if read_table is not None else None,
+    )

@@ -1,0 +1,28 @@
+"""The cost preflight of a paid tool (9.2): estimate before running, refuse above the limit."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .context import CallContext
+from .declarations import CostEstimate, ToolSpec
+from .envelope import CallRecord
+from .errors import CostLimitExceeded, UpstreamError
+from .plugins import LoadedConnector
+
+
+def cost_preflight(loaded: LoadedConnector, tool: ToolSpec, args: dict[str, Any], ctx: CallContext,
+                   record: CallRecord) -> None:
+    """Ask ``estimate_cost``; record it on ctx and system_info; ACP_COST_LIMIT_EXCEEDED says how to narrow."""
+    estimate = loaded.hook.estimate_cost(tool=tool, arguments=args, ctx=ctx)
+    if estimate is None:
+        raise UpstreamError(f"{tool.name} is a paid tool but the connector gave no cost estimate.")
+    if not isinstance(estimate, CostEstimate):
+        estimate = CostEstimate(usd=float(estimate))
+    record.cost_estimate_usd = ctx.cost_estimate_usd = round(float(estimate.usd), 6)
+    if estimate.usd > ctx.cost_limit_usd:
+        raise CostLimitExceeded(
+            f"The query would cost about ${estimate.usd:.2f} and the limit is ${ctx.cost_limit_usd:.2f}. "
+            f"Narrow the query ({estimate.hint}) or ask the user to raise the limit.",
+            {"estimate_usd": round(float(estimate.usd), 6), "limit_usd": ctx.cost_limit_usd, **estimate.data},
+        )
