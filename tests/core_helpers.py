@@ -2,7 +2,7 @@
 
 import os
 import sys
-from contextlib import asynccontextmanager
+from contextlib import asynccontextmanager, contextmanager
 from pathlib import Path
 
 from analytics_acp.host import AcpClient
@@ -28,3 +28,39 @@ def serve_command(*args):
 async def mini_client(**kwargs):
     async with AcpClient.stdio(serve_command(), env=env(), **kwargs) as client:
         yield client
+
+
+def free_port():
+    """A free loopback TCP port."""
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@contextmanager
+def http_mini(stderr=None, **extra_env):
+    """Serve the mini connector over Streamable HTTP; yields its /mcp URL (stderr to ``stderr``, a file)."""
+    import socket
+    import subprocess
+    import time
+
+    port = free_port()
+    proc = subprocess.Popen(serve_command("--http"), env=env(ACP_PORT=str(port), **extra_env),
+                            stderr=stderr if stderr is not None else subprocess.DEVNULL)
+    try:
+        for _ in range(600):  # polls the port while the server imports (no fixed wait)
+            if proc.poll() is not None:
+                raise RuntimeError(f"the HTTP server exited with status {proc.returncode}")
+            try:
+                with socket.create_connection(("127.0.0.1", port), timeout=0.2):
+                    break
+            except OSError:
+                time.sleep(0.05)
+        else:
+            raise TimeoutError("the HTTP server did not listen")
+        yield f"http://127.0.0.1:{port}/mcp"
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)

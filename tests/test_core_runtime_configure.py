@@ -79,3 +79,52 @@ async def test_sessions_are_per_connection():
         await a.configure(row_limit=11, credentials=CREDS)
         r = await b.configure()
         assert r["effective"]["row_limit"] == 5 and r["effective"]["has_credentials"] is False
+
+
+
+# 5.2: every field acp/configure accepts is checked in _meta.acp with the same rule and message (5.1).
+SHARED_BAD = [
+    ({"config": "x"}, -32017, "config must be an object."),
+    ({"config": ["region"]}, -32017, "config must be an object."),
+    ({"credentials": "sk-test-SECRET-123456"}, -32017, "credentials must be an object (or null to clear them)."),
+    ({"default_resource_id": 7}, -32017, "default_resource_id must be a string or null."),
+    ({"row_limit": "5"}, -32016, "row_limit must be an integer between 0 and 5000."),
+    ({"field_limit": 0}, -32016, "field_limit must be an integer between 1 and 200."),
+    ({"cost_limit_usd": -1}, -32016, "cost_limit_usd must be a number greater than or equal to 0."),
+    ({"tables": "events"}, -32017, "tables must be a list of table names."),
+    ({"tables": ["nope"]}, -32017, "Unknown table(s) nope. Valid tables: events, pages, extra."),
+    ({"config": {"region": "mars"}}, -32017, None),
+]
+META_ONLY_BAD = [
+    ({"session_id": 5}, "session_id must be a string."),
+    ({"conversation_id": {"a": 1}}, "conversation_id must be a string."),
+    ({"call_id": 1.5}, "call_id must be a string."),
+    ({"autocontext_delivered": "yes"}, "autocontext_delivered must be true or false."),
+    ({"autocontext_blocks": "fields"}, "autocontext_blocks must be a list of block ids."),
+    ({"sampling": "random"}, "sampling must be head or spread."),
+    ({"inline_max_bytes": -1}, "inline_max_bytes must be a non-negative integer."),
+    ({"inline_max_bytes": True}, "inline_max_bytes must be a non-negative integer."),
+]
+
+
+async def test_meta_is_validated_like_configure_5_2():
+    async with mini_client() as c:
+        for meta, code, message in SHARED_BAD:
+            with pytest.raises(ProtocolError) as err:
+                await c.configure(**meta)
+            res = await c.call_tool("extract", {"n": 1, "resource_id": "acc1"}, meta={"credentials": CREDS, **meta})
+            assert res.is_error and res.error["code"] == code == err.value.code, meta
+            assert res.error["message"] == err.value.message, meta
+            if message:
+                assert res.error["message"] == message
+            assert "SECRET" not in res.text
+        for meta, message in META_ONLY_BAD:  # the fields only _meta.acp has are typed too
+            res = await c.call_tool("extract", {"n": 1, "resource_id": "acc1"}, meta={"credentials": CREDS, **meta})
+            assert res.is_error and res.error["name"] == "ACP_INVALID_ARGUMENTS", meta
+            assert res.error["message"] == message
+        # null = not set here (5.3), unknown fields are ignored (12.2): the session's settings still apply.
+        await c.configure(credentials=CREDS, config={"region": "us"})
+        meta = {"config": None, "credentials": None, "row_limit": None, "default_resource_id": None, "tables": None,
+                "session_id": None, "future_field": {"x": 1}}
+        res = await c.call_tool("extract", {"n": 2, "resource_id": "acc1"}, meta=meta)
+        assert not res.is_error, res.text

@@ -16,8 +16,7 @@ from . import schemas
 from .context import CallContext, ClientInfo, HostTable
 from .declarations import ConnectorInfo
 from .dirs import cache_dir, tmp_dir
-from .effective import SessionConfig, check_limits, check_tables, pick
-from .errors import InvalidArguments
+from .effective import SessionConfig, check_limits, check_meta, check_tables, pick
 from .plugins import LoadedConnector
 
 ReadTableFn = Callable[[str, "str | None"], Awaitable[HostTable]]
@@ -44,6 +43,7 @@ def build_call_context(
     read_table: ReadTableFn | None,
 ) -> CallContext:
     """The ``CallContext`` of one tools/call; raises a typed AcpError for a malformed ``_meta.acp``."""
+    check_meta(meta)  # 5.2: same rules and messages as acp/configure
     info = loaded.info
     d = info.defaults
     limits = {
@@ -53,8 +53,6 @@ def build_call_context(
     }
     check_limits(limits)
     if meta.get("credentials") is not None:
-        if not isinstance(meta["credentials"], dict):
-            raise InvalidArguments("_meta.acp.credentials must be an object.")
         credentials = validate_credentials(info, meta["credentials"])
     else:
         credentials = session.credentials
@@ -66,11 +64,7 @@ def build_call_context(
     if tables is not None:
         tables = check_tables(info, tables)
     sampling = meta.get("sampling") or "head"
-    if sampling not in ("head", "spread"):
-        raise InvalidArguments("_meta.acp.sampling must be head or spread.")
     inline = meta.get("inline_max_bytes")
-    if inline is not None and (not isinstance(inline, int) or isinstance(inline, bool) or inline < 0):
-        raise InvalidArguments("_meta.acp.inline_max_bytes must be a non-negative integer.")
     identity = loaded.hook.credential_identity(credentials=credentials)
     call_id = meta.get("call_id")
     return CallContext(

@@ -26,7 +26,7 @@ from .context import CallContext, ClientInfo
 from .declarations import ToolSpec
 from .delivery import DeliveryTracker
 from .dirs import cache_dir
-from .effective import SessionConfig
+from .effective import SessionConfig, echoable_arguments
 from .envelope import CallRecord, failure
 from .errors import AcpError, CredentialsMissing, InvalidArguments, UpstreamError
 from .finishing import finish_output, respond
@@ -72,6 +72,11 @@ class ConnectorRuntime:
         """Every published tool name, the reserved ones first."""
         return [ACP_TOOL_AUTOCONTEXT, ACP_TOOL_AUTOCONTEXT_DATA, *self.loaded.tools]
 
+    def declared_arguments(self, name: str) -> set[str]:
+        """Argument names the connector's own inputSchema of tool ``name`` declares (none for unknown tools)."""
+        tool = self.loaded.tools.get(name)
+        return set(((tool.input_schema if tool else None) or {}).get("properties") or {})
+
     def published_schema(self, tool: ToolSpec) -> dict[str, Any]:
         """The inputSchema of one connector tool as the model sees it (cached per tool)."""
         if tool.name not in self._schemas:
@@ -100,7 +105,7 @@ class ConnectorRuntime:
             connector_id=self.info.id,
             tool=name,
             kind=self._kind(name),
-            arguments=dict(arguments),
+            arguments=echoable_arguments(arguments, self.declared_arguments(name)),
             row_limit=d.row_limit,
             cost_limit_usd=d.cost_limit_usd,
         )

@@ -20,7 +20,21 @@ LIMIT_KEYS = ("row_limit", "cost_limit_usd", "field_limit")
 SYSTEM_KEYS = frozenset(
     {"row_limit", "cost_limit_usd", "field_limit", "credentials", "config", "default_resource_id", "inline_max_bytes"}
 )
+# Never accepted in arguments even when a tool's schema names them, and never echoed back (5.4, 8.4).
+NEVER_ARGUMENTS = frozenset({"credentials", *LIMIT_KEYS})
 _UNSET = object()
+
+
+def echoable_arguments(arguments: dict[str, Any], declared: Any = ()) -> dict[str, Any]:
+    """The arguments system_info may echo (8.4): without credentials, limits or undeclared system keys.
+
+    A refused call still answers with system_info.arguments; the host logs and stores it, so a
+    credentials object the model pasted into arguments must not travel back in it (5.4, 10.1).
+    """
+    return {
+        k: v for k, v in arguments.items()
+        if k not in NEVER_ARGUMENTS and (k not in SYSTEM_KEYS or k in declared)
+    }
 
 
 def _is_int(value: Any) -> bool:
@@ -45,6 +59,51 @@ def check_limits(values: dict[str, Any]) -> None:
         v = values["field_limit"]
         if not _is_int(v) or not 1 <= v <= ACP_MAX_FIELD_LIMIT:
             raise InvalidLimit(f"field_limit must be an integer between 1 and {ACP_MAX_FIELD_LIMIT}.")
+
+
+def check_shapes(values: dict[str, Any]) -> None:
+    """Shapes of the fields acp/configure and _meta.acp share (5.1, 5.2): one rule, one message for both.
+
+    Limits are checked by :func:`check_limits` (-32016), tables by :func:`check_tables`; null means
+    "not set here" everywhere (in acp/configure a null credentials also clears the session's).
+    """
+    creds = values.get("credentials")
+    if creds is not None and not isinstance(creds, dict):
+        raise InvalidArguments("credentials must be an object (or null to clear them).")
+    if values.get("config") is not None and not isinstance(values["config"], dict):
+        raise InvalidArguments("config must be an object.")
+    rid = values.get("default_resource_id")
+    if rid is not None and not isinstance(rid, str):
+        raise InvalidArguments("default_resource_id must be a string or null.")
+
+
+# _meta.acp fields that only exist per call (5.2): name -> (check, what the value must be).
+_META_ONLY: dict[str, tuple[Any, str]] = {
+    "session_id": (lambda v: isinstance(v, str), "a string"),
+    "conversation_id": (lambda v: isinstance(v, str), "a string"),
+    "call_id": (lambda v: isinstance(v, str), "a string"),
+    "autocontext_delivered": (lambda v: isinstance(v, bool), "true or false"),
+    "autocontext_blocks": (lambda v: isinstance(v, list) and all(isinstance(i, str) for i in v), "a list of block ids"),
+    "sampling": (lambda v: v in ("head", "spread"), "head or spread"),
+    "inline_max_bytes": (lambda v: _is_int(v) and v >= 0, "a non-negative integer"),
+}
+
+
+def check_meta(meta: dict[str, Any]) -> None:
+    """Validate ``_meta.acp`` of a tools/call (5.2) with acp/configure's rules and messages (5.1).
+
+    Raises ACP_INVALID_LIMIT for limits and ACP_INVALID_ARGUMENTS for any other malformed field;
+    unknown fields are ignored (12.2: newer minor versions may add some).
+    """
+    check_limits(meta)
+    check_shapes(meta)
+    if meta.get("tables") is not None and (
+        not isinstance(meta["tables"], list) or not all(isinstance(t, str) for t in meta["tables"])
+    ):
+        raise InvalidArguments("tables must be a list of table names.")
+    for key, (ok, what) in _META_ONLY.items():
+        if meta.get(key) is not None and not ok(meta[key]):
+            raise InvalidArguments(f"{key} must be {what}.")
 
 
 def check_tables(info: ConnectorInfo, tables: Any) -> list[str] | None:
@@ -83,24 +142,16 @@ class SessionConfig:
                 setattr(new, key, params[key])
         if "tables" in params:
             new.tables = check_tables(info, params["tables"])
+        check_shapes(params)
         if "credentials" in params:
             creds = params["credentials"]
-            if creds is None:
-                new.credentials = None  # 5.1: null clears the session's credentials
-            elif not isinstance(creds, dict):
-                raise InvalidArguments("credentials must be an object (or null to clear them).")
-            else:
-                new.credentials = validate_credentials(creds)
+            # 5.1: null clears the session's credentials
+            new.credentials = None if creds is None else validate_credentials(creds)
         if "config" in params and params["config"] is not None:
-            if not isinstance(params["config"], dict):
-                raise InvalidArguments("config must be an object.")
             new.config = {**new.config, **params["config"]}
             validate_config(new.config)
         if "default_resource_id" in params:
-            value = params["default_resource_id"]
-            if value is not None and not isinstance(value, str):
-                raise InvalidArguments("default_resource_id must be a string or null.")
-            new.default_resource_id = value or None
+            new.default_resource_id = params["default_resource_id"] or None
         return new
 
     def effective(self, info: ConnectorInfo) -> dict[str, Any]:

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from .context import CallContext
 from .declarations import Extraction, Info, MultiExtraction, ToolSpec
+from .effective import echoable_arguments
 from .envelope import CallRecord, success
 from .errors import UpstreamError
 from .first_call import attach_on_first_call
@@ -39,7 +40,7 @@ async def respond(rt: ConnectorRuntime, outcome: tuple[Any, Built | None], ctx: 
     out, built = outcome
     record.warnings.extend(getattr(out, "warnings", []) or [])
     if out.arguments:
-        record.arguments.update(out.arguments)
+        record.arguments.update(echoable_arguments(out.arguments, rt.declared_arguments(record.tool)))
     record.title = out.title
     record.source = out.source
     if ctx.resource_id:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hmac
 import ipaddress
+import json
 import os
 import secrets
 import threading
@@ -21,6 +22,7 @@ from .runtime import AcpServer
 
 FILE_TTL_S = 300
 FILES_PATH = "/acp-files"
+CHECKED_BODY_BYTES = 4 * 1024 * 1024  # the SDK's default request body limit (mcp.server.transport_security)
 
 
 class InsecureBind(ValueError):
@@ -95,6 +97,46 @@ class BearerGuard:
         await self.app(scope, receive, send)
 
 
+class RequestIdGuard:
+    """ASGI wrapper: a POST whose JSON-RPC id is not a string or an integer gets HTTP 400 with a
+    JSON-RPC error (-32600, id null) instead of the SDK's 202 and silence (requestids.py)."""
+
+    def __init__(self, app: Any, max_body: int = CHECKED_BODY_BYTES):
+        self.app = app
+        self.max_body = max_body
+
+    async def __call__(self, scope: dict, receive: Any, send: Any) -> None:
+        if scope["type"] != "http" or scope.get("method") != "POST":
+            await self.app(scope, receive, send)
+            return
+        buffered: list[dict] = []
+        size, complete = 0, False
+        while size <= self.max_body:  # past the SDK's own body limit the SDK answers (413), unchecked here
+            message = await receive()
+            buffered.append(message)
+            if message["type"] != "http.request":
+                break
+            size += len(message.get("body", b""))
+            if not message.get("more_body", False):
+                complete = True
+                break
+        if complete:
+            from .requestids import invalid_id_error
+
+            error = invalid_id_error(b"".join(m.get("body", b"") for m in buffered))
+            if error is not None:
+                body = json.dumps(error).encode()
+                await send({"type": "http.response.start", "status": 400,
+                            "headers": [(b"content-type", b"application/json")]})
+                await send({"type": "http.response.body", "body": body})
+                return
+
+        async def replay() -> dict:
+            return buffered.pop(0) if buffered else await receive()
+
+        await self.app(scope, replay, send)
+
+
 def build_http_app(acp: AcpServer, *, host: str = "127.0.0.1", port: int = 7413, token: str | None = None) -> Any:
     """The ASGI app: /mcp plus /acp-files, wrapped in Bearer auth when a token is set."""
     from starlette.background import BackgroundTask
@@ -124,6 +166,7 @@ def build_http_app(acp: AcpServer, *, host: str = "127.0.0.1", port: int = 7413,
         host=host,
         custom_starlette_routes=[Route(FILES_PATH + "/{token}", serve_file, methods=["GET"])],
     )
+    app = RequestIdGuard(app)
     return BearerGuard(app, token) if token else app
 
 

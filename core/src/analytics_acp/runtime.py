@@ -11,10 +11,14 @@
 
 from __future__ import annotations
 
+import contextlib
+import io
 import logging
+import os
 import sys
 from typing import Any
 
+import anyio
 import mcp_types as types
 from mcp.server.lowlevel import Server
 from mcp.shared.exceptions import MCPError
@@ -99,6 +103,14 @@ class AcpServer:
         self._tools: types.ListToolsResult | None = None
 
     async def _handshake(self, ctx: Any, call_next: Any) -> Any:
+        if ctx.method == "initialize" and _CLIENT_KEY in _state(ctx):
+            # A live session keeps its client capability and acp/configure state: a second initialize
+            # must not silently turn it into plain MCP (4.3). Refused before the SDK commits anything.
+            raise MCPError(
+                code=types.INVALID_REQUEST,
+                message="This connection is already initialized; a second initialize is refused and the session "
+                "keeps its state. Open a new connection to start a new session.",
+            )
         result = await call_next(ctx)
         if ctx.method == "initialize":
             _state(ctx)[_CLIENT_KEY] = parse_client_capability(ctx.params)
@@ -197,15 +209,51 @@ def build_server(loaded: LoadedConnector) -> AcpServer:
 
 
 async def serve_stdio(acp: AcpServer) -> None:
-    """Serve over stdio in the handshake era (3.2): stdout carries only protocol messages."""
+    """Serve over stdio in the handshake era (3.2): stdout carries only protocol messages.
+
+    stdin is read here (not by the SDK) so that requests with an invalid id get an answer
+    (requestids.py); like the SDK, fd 0 points at the null device while serving so a child
+    process (a driver, a browser) cannot read protocol bytes.
+    """
     from mcp.server.runner import serve_loop
     from mcp.server.stdio import stdio_server
+    from mcp.shared.message import SessionMessage
 
+    from .requestids import ScreenedLines
+
+    wire = _claim_stdin()
     try:
-        async with stdio_server() as (read, write):
+        stdin = ScreenedLines(anyio.wrap_file(io.TextIOWrapper(wire, encoding="utf-8", errors="replace")))
+        async with stdio_server(stdin=stdin) as (read, write):
+
+            async def answer(error: dict[str, Any]) -> None:
+                with contextlib.suppress(anyio.ClosedResourceError, anyio.BrokenResourceError):
+                    await write.send(SessionMessage(types.JSONRPCError.model_validate(error)))
+
+            stdin.answer = answer
             await serve_loop(acp.server, read, write, lifespan_state={})
     finally:
         acp.shutdown()
+        _release_stdin(wire)
+
+
+def _claim_stdin() -> Any:
+    """A private reader of the wire on fd 0, with fd 0 itself pointed at the null device."""
+    try:
+        private = os.dup(0)
+        null = os.open(os.devnull, os.O_RDONLY)
+        os.dup2(null, 0)
+        os.close(null)
+    except OSError:
+        return sys.stdin.buffer
+    # closefd=False: a worker thread may still block reading it after the transport exits.
+    return os.fdopen(private, "rb", closefd=False)
+
+
+def _release_stdin(wire: Any) -> None:
+    if wire is not sys.stdin.buffer:
+        with contextlib.suppress(OSError):
+            os.dup2(wire.fileno(), 0)
 
 
 def configure_logging() -> None:

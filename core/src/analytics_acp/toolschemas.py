@@ -8,7 +8,7 @@ from typing import Any
 
 from .constants import ACP_INPUT_ANNOTATION, ACP_INPUT_TABLE_REF
 from .declarations import BlockSpec, ConnectorInfo, ToolSpec
-from .effective import SYSTEM_KEYS
+from .effective import NEVER_ARGUMENTS, SYSTEM_KEYS
 from .errors import InvalidArguments
 
 AUTOCONTEXT_DESCRIPTION = (
@@ -98,7 +98,7 @@ def validate_arguments(schema: dict[str, Any], arguments: dict[str, Any]) -> Non
     import json
 
     props = schema.get("properties", {})
-    system = sorted(k for k in arguments if k in SYSTEM_KEYS and k not in props)
+    system = sorted(k for k in arguments if k in NEVER_ARGUMENTS or (k in SYSTEM_KEYS and k not in props))
     if system:
         raise InvalidArguments(
             f"{', '.join(system)} cannot be passed as tool arguments: limits, credentials and configuration "

@@ -1,0 +1,99 @@
+"""Screen JSON-RPC ids before the MCP SDK sees a message (3.2, 12.1; DESIGN.md).
+
+mcp 2.3.0 parses a request whose ``id`` is not a string or an integer (an object, an array, a
+boolean, 1.5, 1e999999, NaN, null) as a *notification*: over HTTP it answers 202 with no body and
+over stdio nothing at all, so the client waits forever. MCP says a request id is a string or an
+integer and never null; such a message gets a JSON-RPC error instead (-32600, id null), on every
+transport. Messages that do not parse are left to the SDK, which owns parse errors.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from typing import Any
+
+import orjson
+
+INVALID_REQUEST = -32600
+
+
+def _kind(value: Any) -> str:
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, float):
+        return "a non-finite number" if not math.isfinite(value) else "a decimal number"
+    if value is None:
+        return "null"
+    return {dict: "an object", list: "an array"}.get(type(value), type(value).__name__)
+
+
+def _bad_id(message: Any) -> str | None:
+    """Why ``message`` carries an unusable id, or None when its id is fine (or it has none)."""
+    if not isinstance(message, dict) or "id" not in message:
+        return None
+    value = message["id"]
+    if isinstance(value, str) or (isinstance(value, int) and not isinstance(value, bool)):
+        return None
+    if value is None and "method" not in message and "error" in message:
+        return None  # an error answer to something unparsable legitimately has id null
+    return _kind(value)
+
+
+def _first_bad(value: Any) -> str | None:
+    for message in value if isinstance(value, list) else [value]:
+        why = _bad_id(message)
+        if why is not None:
+            return why
+    return None
+
+
+def _stdlib(raw: bytes | str) -> Any:
+    try:
+        return json.loads(raw)
+    except (ValueError, RecursionError):
+        return None
+
+
+def invalid_id_error(raw: bytes | str) -> dict[str, Any] | None:
+    """The JSON-RPC error answering ``raw`` when a message in it has an invalid id; None otherwise."""
+    try:
+        why = _first_bad(orjson.loads(raw))  # fast path: most bodies are fine
+    except orjson.JSONDecodeError:
+        why = "?"  # orjson refuses NaN/Infinity; the stdlib reads them, so they can be refused with a reason
+    if why is not None:
+        # Authoritative second look: orjson also reads integers past 64 bits as floats, the stdlib does not.
+        why = _first_bad(_stdlib(raw))
+        if why is not None:
+            return {
+                "jsonrpc": "2.0",
+                "id": None,
+                "error": {
+                    "code": INVALID_REQUEST,
+                    "message": f"Invalid Request: the id is {why}; a JSON-RPC request id must be a string or an integer.",
+                },
+            }
+    return None
+
+
+class ScreenedLines:
+    """The server's stdin lines, minus the requests with an invalid id, which it answers itself.
+
+    ``answer`` (set once the transport's write stream exists) sends the JSON-RPC error; until then
+    every line passes through unchanged.
+    """
+
+    def __init__(self, lines: Any):
+        self._lines = lines.__aiter__()
+        self.answer: Any = None
+
+    def __aiter__(self) -> ScreenedLines:
+        return self
+
+    async def __anext__(self) -> str:
+        while True:
+            line = await self._lines.__anext__()
+            error = invalid_id_error(line) if self.answer is not None and line.strip() else None
+            if error is None:
+                return line
+            await self.answer(error)

@@ -1,0 +1,92 @@
+"""Messages the SDK would swallow (3.2, 4.3, 12.1): requests with an invalid JSON-RPC id get an error
+(-32600, id null) instead of silence, over stdio and Streamable HTTP; a second initialize on a live
+connection is refused and the session keeps its state."""
+
+import json
+import subprocess
+
+import httpx
+import pytest
+from analytics_acp.host import AcpClient, ProtocolError
+from core_helpers import CREDS, env, http_mini, mini_client, serve_command
+
+BAD_IDS = ['{"a": 1}', "[1]", "true", "false", "1.5", "2.0", "1e999999", "NaN", "-Infinity", "null"]
+INIT = {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}
+
+
+def _bad_lines():
+    for bad in BAD_IDS:
+        for method in ("tools/list", "no/such_method"):
+            yield f'{{"jsonrpc": "2.0", "id": {bad}, "method": "{method}"}}'
+
+
+def test_invalid_ids_get_an_error_over_stdio():
+    proc = subprocess.Popen(serve_command(), env=env(), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.DEVNULL, text=True)
+    try:
+        lines = [json.dumps({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": INIT}),
+                 '{"jsonrpc": "2.0", "method": "notifications/initialized"}', *_bad_lines(),
+                 '{"jsonrpc": "2.0", "id": "last", "method": "ping"}']
+        proc.stdin.write("\n".join(lines) + "\n")
+        proc.stdin.flush()
+        answers = []
+        while True:  # every line before the ping's answer; on a silent server only init and ping come back
+            answer = json.loads(proc.stdout.readline())
+            if answer.get("id") == "last":
+                break
+            answers.append(answer)
+    finally:
+        proc.stdin.close()
+        proc.wait(timeout=30)
+    errors = [a for a in answers if "error" in a]
+    assert len(errors) == len(BAD_IDS) * 2
+    for error in errors:
+        assert error["id"] is None and error["error"]["code"] == -32600
+        assert "must be a string or an integer" in error["error"]["message"]
+
+
+def test_invalid_ids_get_400_and_an_error_over_http():
+    headers = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
+    with http_mini() as url, httpx.Client(timeout=30) as http:
+        init = http.post(url, json={"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": INIT}, headers=headers)
+        assert init.status_code == 200
+        session = {**headers, "Mcp-Session-Id": init.headers["mcp-session-id"], "Mcp-Protocol-Version": "2025-11-25"}
+        http.post(url, json={"jsonrpc": "2.0", "method": "notifications/initialized"}, headers=session)
+        for line in _bad_lines():
+            for hdrs in (session, headers):  # inside a session and without one
+                answer = http.post(url, content=line, headers=hdrs)
+                assert answer.status_code == 400, line
+                body = answer.json()
+                assert body["id"] is None and body["error"]["code"] == -32600, line
+        # Good ids still work (strings and integers, big ones included), and so do notifications.
+        for good in ('"abc"', "7", "123456789012345678901234567890"):
+            answer = http.post(url, content=f'{{"jsonrpc": "2.0", "id": {good}, "method": "ping"}}', headers=session)
+            assert answer.status_code == 200 and "error" not in answer.text, good
+        note = http.post(url, content='{"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 9}}',
+                         headers=session)
+        assert note.status_code == 202
+
+
+async def _second_initialize_is_refused(client):
+    await client.configure(row_limit=7, credentials=CREDS)
+    with pytest.raises(ProtocolError) as err:  # without experimental.acp: would turn the session into plain MCP
+        await client.raw_request("initialize", INIT)
+    assert err.value.code == -32600 and "already initialized" in err.value.message
+    assert (await client.configure())["effective"]["row_limit"] == 7
+    assert (await client.configure())["effective"]["has_credentials"] is True
+    # Still an ACP session: _meta.acp is honoured (a plain MCP session would ignore it and use 7).
+    res = await client.call_tool("extract", {"n": 12, "resource_id": "acc1"}, meta={"row_limit": 3})
+    assert res.model_response["returned_rows"] == 3 and res.system_info["row_limit"] == 3
+
+
+@pytest.mark.asyncio
+async def test_second_initialize_is_refused_over_stdio_4_3():
+    async with mini_client() as client:
+        await _second_initialize_is_refused(client)
+
+
+@pytest.mark.asyncio
+async def test_second_initialize_is_refused_over_http_4_3():
+    with http_mini() as url:
+        async with AcpClient.http(url) as client:
+            await _second_initialize_is_refused(client)
