@@ -18,6 +18,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from .requestids import invalid_id_error
 from .runtime import AcpServer
 
 FILE_TTL_S = 300
@@ -121,8 +122,6 @@ class RequestIdGuard:
                 complete = True
                 break
         if complete:
-            from .requestids import invalid_id_error
-
             error = invalid_id_error(b"".join(m.get("body", b"") for m in buffered))
             if error is not None:
                 body = json.dumps(error).encode()

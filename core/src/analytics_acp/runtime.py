@@ -22,7 +22,7 @@ import anyio
 import mcp_types as types
 from mcp.server.lowlevel import Server
 from mcp.shared.exceptions import MCPError
-from mcp.shared.message import ServerMessageMetadata
+from mcp.shared.message import ServerMessageMetadata, SessionMessage
 from pydantic import ConfigDict
 
 from .calls import ConnectorRuntime
@@ -31,6 +31,7 @@ from .context import ClientInfo, HostTable
 from .effective import SessionConfig
 from .errors import AcpError, UpstreamError, error_from_payload
 from .plugins import LoadedConnector
+from .requestids import ScreenedLines
 from .runtime_tools import capability, tool_list
 
 log = logging.getLogger("analytics_acp")
@@ -217,9 +218,6 @@ async def serve_stdio(acp: AcpServer) -> None:
     """
     from mcp.server.runner import serve_loop
     from mcp.server.stdio import stdio_server
-    from mcp.shared.message import SessionMessage
-
-    from .requestids import ScreenedLines
 
     wire = _claim_stdin()
     try:
