@@ -13,14 +13,29 @@ TEMPLATE_END = "{{end_date}}"
 DATE_DESCRIPTION = "YYYY-MM-DD, YYYYMMDD, NdaysAgo, yesterday or today."
 
 
-def today_local() -> _dt.date:
-    """Today's local date: the single element of ``dates`` when there is no window (8.2)."""
-    return _dt.date.today()
+def today_local(tz: str | None = None, *, now: _dt.datetime | None = None) -> _dt.date:
+    """Today's date: the machine's local date, or the date in the IANA time zone ``tz``.
+
+    Without a window, local today is the single element of ``dates`` (8.2). A source that counts
+    days in its own zone (Search Console: America/Los_Angeles) passes ``tz`` so that "today" and
+    NdaysAgo mean the source's day, not the machine's. ``now`` (aware) fixes the clock.
+    """
+    if tz is None and now is None:
+        return _dt.date.today()
+    moment = now if now is not None else _dt.datetime.now(_dt.UTC)
+    if tz is None:
+        return moment.astimezone().date()
+    from zoneinfo import ZoneInfo
+
+    return moment.astimezone(ZoneInfo(tz)).date()
 
 
-def resolve_date(value: str, *, today: _dt.date | None = None, argument: str = "date") -> str:
-    """Resolve one window bound to YYYY-MM-DD or raise ACP_INVALID_ARGUMENTS naming the accepted forms."""
-    base = today or today_local()
+def resolve_date(value: str, *, today: _dt.date | None = None, tz: str | None = None, argument: str = "date") -> str:
+    """Resolve one window bound to YYYY-MM-DD or raise ACP_INVALID_ARGUMENTS naming the accepted forms.
+
+    Relative forms count from ``today`` when given, else from today in ``tz`` (else local).
+    """
+    base = today or today_local(tz)
     text = str(value).strip()
     if text == "today":
         return base.isoformat()
@@ -37,10 +52,11 @@ def resolve_date(value: str, *, today: _dt.date | None = None, argument: str = "
     raise InvalidArguments(f"{argument} {text!r} is not a valid date. Use {DATE_DESCRIPTION}")
 
 
-def resolve_window(start: str, end: str, *, today: _dt.date | None = None) -> tuple[str, str]:
-    """Resolve an inclusive start/end pair; start after end is an ACP_INVALID_ARGUMENTS."""
-    s = resolve_date(start, today=today, argument="start_date")
-    e = resolve_date(end, today=today, argument="end_date")
+def resolve_window(start: str, end: str, *, today: _dt.date | None = None, tz: str | None = None) -> tuple[str, str]:
+    """Resolve an inclusive start/end pair (relative forms in ``tz`` when given); start after end is an ACP_INVALID_ARGUMENTS."""
+    base = today or (today_local(tz) if tz else None)
+    s = resolve_date(start, today=base, argument="start_date")
+    e = resolve_date(end, today=base, argument="end_date")
     if s > e:
         raise InvalidArguments(f"start_date {s} is after end_date {e}.")
     return s, e

@@ -1,0 +1,203 @@
+"""The Search Console client: google-api-python-client with the static ``searchconsole`` v1 discovery document.
+
+- Credentials are built in memory by the shared Google package (never google.auth.default()).
+- One ``Resource`` per endpoint is built once per process with a plain ``httplib2.Http`` (so it holds
+  no credentials); every request executes with an ``AuthorizedHttp`` of the call's credentials,
+  one per thread (httplib2 is not thread-safe), with the shared per-request timeout.
+- Retries: 5xx and refused/reset connections, with backoff inside the shared deadline. We do not
+  use googleapiclient's ``num_retries``: it also retries 429 and rate-limit 403s with 2**n sleeps
+  that no deadline bounds, and a quota error must reach the model at once, saying when to retry.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import threading
+import time
+from collections import OrderedDict
+from collections.abc import Callable
+from typing import Any
+from urllib.parse import urlsplit
+
+from analytics_acp import AcpError, InvalidArguments, ResourceNotFound
+
+from .resource_ids import describe_alternatives
+
+SCOPES = ["https://www.googleapis.com/auth/webmasters.readonly"]
+SERVICE, VERSION = "searchconsole", "v1"
+SITES_TTL_S = 600.0
+_LOOPBACK = ("127.0.0.1", "localhost", "::1", "[::1]")
+
+_lock = threading.Lock()
+_services: dict[str | None, Any] = {}
+_credentials: OrderedDict[str, Any] = OrderedDict()  # in memory only, so tokens are reused between calls
+_sites: dict[tuple[str, str | None], tuple[float, list[dict[str, Any]]]] = {}
+
+
+def _service(endpoint: str | None) -> Any:
+    """The discovery-built Resource for an endpoint (None = Google's), built once per process."""
+    with _lock:
+        service = _services.get(endpoint)
+        if service is None:
+            import httplib2
+            from googleapiclient.discovery import build
+
+            options = {"api_endpoint": endpoint.rstrip("/") + "/"} if endpoint else None
+            service = build(SERVICE, VERSION, http=httplib2.Http(), static_discovery=True,
+                            cache_discovery=False, client_options=options)
+            _services[endpoint] = service
+        return service
+
+
+def _google_credentials(credentials: dict[str, Any]) -> Any:
+    """google-auth credentials for a credentials object, cached in memory by a hash of its content."""
+    from analytics_acp_google.credentials import build_credentials
+
+    key = hashlib.sha256(json.dumps(credentials, sort_keys=True, default=str).encode()).hexdigest()
+    with _lock:
+        hit = _credentials.get(key)
+        if hit is not None:
+            _credentials.move_to_end(key)
+            return hit
+    built = build_credentials(credentials, SCOPES)
+    with _lock:
+        _credentials[key] = built
+        while len(_credentials) > 32:
+            _credentials.popitem(last=False)
+    return built
+
+
+def _retryable(exc: BaseException) -> bool:
+    from analytics_acp_google.retry import is_retryable
+
+    if is_retryable(exc):
+        return True
+    # httplib2 raises the builtin errors; a read timeout is not retried (a hung server is not hammered).
+    return isinstance(exc, ConnectionRefusedError | ConnectionResetError | ConnectionAbortedError | BrokenPipeError)
+
+
+class Client:
+    """Search Console calls for one tool call (or one block fetch), with the call's credentials."""
+
+    def __init__(self, ctx: Any):
+        from analytics_acp_google.endpoint import api_endpoint
+
+        self.ctx = ctx
+        self.credentials = _google_credentials(ctx.require_credentials())
+        self.endpoint = api_endpoint(ctx.config)
+        self.service = _service(self.endpoint)
+        self._local = threading.local()
+
+    # --- transport -------------------------------------------------------------------------
+    def _http(self) -> Any:
+        http = getattr(self._local, "http", None)
+        if http is None:
+            import google_auth_httplib2
+            import httplib2
+            from analytics_acp_google.retry import request_timeout_s
+
+            host = urlsplit(self.endpoint).hostname if self.endpoint else None
+            kwargs: dict[str, Any] = {"timeout": request_timeout_s()}
+            if host in _LOOPBACK:
+                kwargs["proxy_info"] = None  # a local endpoint is never reached through a proxy
+            http = google_auth_httplib2.AuthorizedHttp(self.credentials, http=httplib2.Http(**kwargs))
+            self._local.http = http
+        return http
+
+    def execute(self, make_request: Callable[[Any], Any], *, site: str | None = None) -> Any:
+        """Run ``make_request(service).execute()`` with bounded retries; failures become typed ACP errors."""
+        from analytics_acp_google.retry import deadline_s
+
+        deadline = time.monotonic() + deadline_s()
+        delay = 0.2
+        while True:
+            try:
+                return make_request(self.service).execute(http=self._http(), num_retries=0)
+            except Exception as exc:  # noqa: BLE001 - every failure is mapped below
+                if _retryable(exc) and time.monotonic() + delay < deadline:
+                    time.sleep(delay)
+                    delay = min(delay * 2, 4.0)
+                    continue
+                raise self.map_error(exc, site) from None
+
+    def ensure_token(self) -> None:
+        """Fetch an access token now, once, before requests run concurrently in threads."""
+        if getattr(self.credentials, "valid", False):
+            return
+        try:
+            import google_auth_httplib2
+
+            self.credentials.refresh(google_auth_httplib2.Request(self._http().http))
+        except Exception as exc:  # noqa: BLE001
+            raise self.map_error(exc, None) from None
+
+    # --- errors ----------------------------------------------------------------------------
+    def map_error(self, exc: BaseException, site: str | None) -> AcpError:
+        """A typed ACP error: 403/404 on a property names the properties the credentials can see."""
+        from analytics_acp_google.errors import error_details, scrub, to_acp_error
+
+        if isinstance(exc, AcpError):
+            return exc
+        details = error_details(exc)
+        status, message, reason = details["status"], details["message"], details["reason"]
+        quota = any(w in f"{message} {reason}" for w in ("RESOURCE_EXHAUSTED", "ateLimitExceeded", "quotaExceeded", "Quota"))
+        if status == 400:
+            return InvalidArguments(f"Search Console rejected the request (HTTP 400): {scrub(message, 300)} "
+                                    "Fix the arguments and call again.")
+        if status in (403, 404) and site and not quota:
+            return self._not_found(site, status)
+        return to_acp_error(exc, resource=site)
+
+    def _not_found(self, site: str, status: int) -> ResourceNotFound:
+        try:
+            sites = [s["siteUrl"] for s in self.sites()]
+        except AcpError:
+            sites = None
+        if sites is None:
+            seen = ""
+        elif sites:
+            shown = ", ".join(sites[:20]) + (f" and {len(sites) - 20} more" if len(sites) > 20 else "")
+            seen = f" These credentials can see: {shown}."
+        else:
+            seen = " These credentials cannot see any Search Console property."
+        alternatives = describe_alternatives(site, sites or [])
+        return ResourceNotFound(
+            f"The Search Console property {site} is not accessible with these credentials (HTTP {status}).{alternatives}{seen} "
+            "Check the id (URL prefix like https://www.example.com/ or sc-domain:example.com), or add the account "
+            "as a user of the property in Search Console."
+        )
+
+    # --- API methods -------------------------------------------------------------------------
+    def sites(self) -> list[dict[str, Any]]:
+        """sites.list (cached 600 s per credential identity and endpoint): [{siteUrl, permissionLevel}]."""
+        key = (self.ctx.credential_identity, self.endpoint)
+        hit = _sites.get(key)
+        if hit and hit[0] > time.monotonic():
+            return hit[1]
+        response = self.execute(lambda s: s.sites().list())
+        entries = [e for e in response.get("siteEntry", []) or [] if e.get("siteUrl")]
+        _sites[key] = (time.monotonic() + SITES_TTL_S, entries)
+        return entries
+
+    def query(self, site: str, body: dict[str, Any]) -> dict[str, Any]:
+        """searchanalytics.query: one page of rows and the response metadata."""
+        return self.execute(lambda s: s.searchanalytics().query(siteUrl=site, body=body), site=site)
+
+    def sitemaps(self, site: str, index: str | None = None) -> list[dict[str, Any]]:
+        """sitemaps.list for the property (or the children of a sitemap index)."""
+        response = self.execute(lambda s: s.sitemaps().list(siteUrl=site, sitemapIndex=index), site=site)
+        return list(response.get("sitemap", []) or [])
+
+    def inspect(self, site: str, url: str, language: str | None = None) -> dict[str, Any]:
+        """urlInspection.index.inspect for one URL of the property."""
+        body: dict[str, Any] = {"inspectionUrl": url, "siteUrl": site}
+        if language:
+            body["languageCode"] = language
+        response = self.execute(lambda s: s.urlInspection().index().inspect(body=body), site=site)
+        return dict(response.get("inspectionResult") or {})
+
+
+def forget_sites() -> None:
+    """Drop the cached site listings (tests)."""
+    _sites.clear()

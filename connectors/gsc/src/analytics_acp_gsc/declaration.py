@@ -1,0 +1,242 @@
+"""What the `gsc` connector declares: identity, setup schemas (5.5), resource_id (6.1), tools and blocks (15.2).
+
+Nothing heavy is imported here: plugin.py loads this module at start-up. googleapiclient and
+google-auth load on the first call, inside the modules the thin runners import.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from analytics_acp import BlockSpec, ConnectorInfo, Defaults, ResourceIdSpec, ToolSpec, date_property
+from analytics_acp.constants import ACP_INPUT_ANNOTATION, ACP_INPUT_TABLE_REF
+
+from .resource_ids import FORMAT
+
+VERSION = "0.1.0"
+PACKAGE_DIR = Path(__file__).resolve().parents[2]
+SCOPES = ["https://www.googleapis.com/auth/webmasters.readonly"]
+
+DIMENSIONS = ["query", "page", "country", "device", "date", "hour", "searchAppearance"]
+FILTER_DIMENSIONS = ["query", "page", "country", "device", "searchAppearance"]
+OPERATORS = ["equals", "notEquals", "contains", "notContains", "includingRegex", "excludingRegex"]
+SEARCH_TYPES = ["web", "image", "video", "news", "discover", "googleNews"]
+PT_DATE = "YYYY-MM-DD, YYYYMMDD, NdaysAgo, yesterday or today, in Pacific Time (Search Console's days)."
+
+RESOURCE_DESCRIPTION = (
+    "Search Console property: a URL-prefix property (https://www.example.com/, with the trailing slash) or a domain "
+    "property (sc-domain:example.com). A bare host (example.com) is resolved to the property the credentials can see."
+)
+
+INSTRUCTIONS = (
+    "Google Search Console. Call autocontext for the property first: it gives the queryable date range, the last day "
+    "with final data and the top queries, pages and position clusters. search_analytics extracts every row the API can "
+    "give (no 25,000-row cap) into one table the host stores; you see a sample plus totals computed by Google for the "
+    "whole window. Dates are Pacific Time days; without dates the window is the last month with final data. "
+    "Work on the stored table (SQL over the dataset) instead of asking for more rows. compare_periods joins two "
+    "windows; inspect_urls checks indexing of URLs (2,000 a day per property); sitemaps lists sitemaps."
+)
+
+SEARCH_DESCRIPTION = (
+    "Extract Search Console performance (clicks, impressions, ctr, position) grouped by dimensions, with filters. "
+    "Every row is extracted (paged, split by day when the API's row ceiling is reached), in the API's order (clicks "
+    "descending); totals cover the whole window. Days are Pacific Time; default window: one month ending on the last "
+    "day with final data. With data_state all/hourly_all, fresh days are marked provisional. Call autocontext first."
+)
+
+COMPARE_DESCRIPTION = (
+    "Compare two windows of Search Console performance: the same query over the current window (start_date/end_date) "
+    "and a previous one (compare_start_date/compare_end_date, default the preceding window of equal length), joined "
+    "on the dimensions, with each metric for both windows and the change. Rows found in only one window are kept with nulls."
+)
+
+INSPECT_DESCRIPTION = (
+    "Inspect URLs with the URL Inspection API: index verdict, coverage and indexing state, last crawl, Google and "
+    "declared canonical, robots.txt, mobile usability and rich results, one row per URL. Give urls, or table_ref with a "
+    "host table that has a url (or page) column. Google allows 2,000 inspections a day and 600 a minute per property; "
+    "the call is refused before it would exceed them."
+)
+
+SITEMAPS_DESCRIPTION = (
+    "List every sitemap of the property (indexes expanded): type, last submitted and downloaded, warnings, errors, "
+    "and URLs submitted/indexed per content type."
+)
+
+
+def credentials_schema() -> dict[str, Any]:
+    """service_account / oauth (x-acp-login google, webmasters.readonly) / authorized_user (shared Google package)."""
+    from analytics_acp_google.schemas import credentials_schema as shared
+
+    return shared(scopes=SCOPES, product="Search Console")
+
+
+def config_schema() -> dict[str, Any]:
+    """api_endpoint (shared) and the row ceiling that triggers day splitting."""
+    from analytics_acp_google.schemas import api_endpoint_property
+
+    return {
+        "type": "object",
+        "properties": {
+            "api_endpoint": api_endpoint_property(),
+            "row_ceiling": {
+                "type": "integer",
+                "title": "Row ceiling per query (advanced)",
+                "description": "Rows one Search Analytics query can reach (Google: 50,000 per day and search type). "
+                               "A window whose rows reach it is fetched again day by day.",
+                "default": 50000,
+                "minimum": 1000,
+            },
+        },
+        "required": [],
+    }
+
+
+def connector_info() -> ConnectorInfo:
+    """The ConnectorInfo of `gsc` (4.2)."""
+    return ConnectorInfo(
+        id="gsc",
+        name="Google Search Console",
+        version=VERSION,
+        description="Google Search Console: complete Search Analytics extractions with Pacific-Time dates and "
+                    "provisional days, period comparison, URL Inspection and sitemaps.",
+        resource_id=ResourceIdSpec(
+            title="Search Console property",
+            description=RESOURCE_DESCRIPTION,
+            format=FORMAT,
+            examples=["https://www.example.com/", "sc-domain:example.com"],
+        ),
+        instructions=INSTRUCTIONS,
+        defaults=Defaults(row_limit=25, cost_limit_usd=0),
+        credentials_schema=credentials_schema(),
+        config_schema=config_schema(),
+        cache_ttl_s=6 * 3600,
+        icon="icon.svg",
+        package_dir=PACKAGE_DIR,
+        access_rule_keys=[],
+    )
+
+
+# --- tool runners: thin wrappers so googleapiclient loads on the first call, not at start-up.
+
+
+def _run_search(arguments: dict[str, Any], ctx: Any) -> Any:
+    from .search_analytics import run_search_analytics
+
+    return run_search_analytics(arguments, ctx)
+
+
+def _run_compare(arguments: dict[str, Any], ctx: Any) -> Any:
+    from .compare import run_compare_periods
+
+    return run_compare_periods(arguments, ctx)
+
+
+def _run_inspect(arguments: dict[str, Any], ctx: Any) -> Any:
+    from .inspection import run_inspect_urls
+
+    return run_inspect_urls(arguments, ctx)
+
+
+def _run_sitemaps(arguments: dict[str, Any], ctx: Any) -> Any:
+    from .sitemaps import run_sitemaps
+
+    return run_sitemaps(arguments, ctx)
+
+
+def _query_properties() -> dict[str, Any]:
+    return {
+        "dimensions": {
+            "type": "array",
+            "items": {"type": "string", "enum": DIMENSIONS},
+            "uniqueItems": True,
+            "description": "Group by these, in order. Default [\"query\"]. hour needs data_state hourly_all; "
+                           "searchAppearance must be alone (filter on it to break one appearance down).",
+        },
+        "filters": {
+            "type": "array",
+            "description": "All must match (AND).",
+            "items": {
+                "type": "object",
+                "properties": {
+                    "dimension": {"type": "string", "enum": FILTER_DIMENSIONS},
+                    "operator": {"type": "string", "enum": OPERATORS, "default": "equals"},
+                    "expression": {"type": "string", "description": "Value or RE2 regex (includingRegex/excludingRegex)."},
+                },
+                "required": ["dimension", "expression"],
+            },
+        },
+        "search_type": {"type": "string", "enum": SEARCH_TYPES, "default": "web"},
+        "aggregation_type": {"type": "string", "enum": ["auto", "byPage", "byProperty", "byNewsShowcasePanel"],
+                             "description": "How Google aggregates (default auto: by page when grouping by page)."},
+        "data_state": {"type": "string", "enum": ["final", "all", "hourly_all"], "default": "final",
+                       "description": "final: finished days only. all/hourly_all: include fresh data, flagged provisional."},
+        "row_cap": {"type": "integer", "minimum": 1,
+                    "description": "Keep only the first N rows (by clicks, or by order_by). Omit to extract every row."},
+    }
+
+
+def tool_specs() -> list[ToolSpec]:
+    """search_analytics (default), compare_periods, inspect_urls and sitemaps: all extractions."""
+    search_props = {
+        **_query_properties(),
+        "start_date": date_property("start", PT_DATE),
+        "end_date": date_property("end", PT_DATE),
+        "order_by": {
+            "type": "array", "items": {"type": "string"},
+            "description": "Sort the whole extraction, e.g. [\"impressions desc\"] or [\"position\"]. Default: clicks descending.",
+        },
+    }
+    compare_props = {
+        **{k: v for k, v in _query_properties().items()},
+        "dimensions": {**_query_properties()["dimensions"], "items": {"type": "string", "enum": [d for d in DIMENSIONS if d not in ("date", "hour")]}},
+        "start_date": date_property("start", "Current window start. " + PT_DATE),
+        "end_date": date_property("end", "Current window end. " + PT_DATE),
+        "compare_start_date": {"type": "string", "description": "Previous window start (default: the window of the same length before start_date)."},
+        "compare_end_date": {"type": "string", "description": "Previous window end."},
+    }
+    return [
+        ToolSpec(name="search_analytics", title="Search Console performance", description=SEARCH_DESCRIPTION,
+                 run=_run_search, kind="extraction", default=True,
+                 input_schema={"type": "object", "properties": search_props}),
+        ToolSpec(name="compare_periods", title="Compare two periods", description=COMPARE_DESCRIPTION,
+                 run=_run_compare, kind="extraction",
+                 input_schema={"type": "object", "properties": compare_props}),
+        ToolSpec(name="inspect_urls", title="Inspect URLs", description=INSPECT_DESCRIPTION,
+                 run=_run_inspect, kind="extraction",
+                 input_schema={"type": "object", "properties": {
+                     "urls": {"type": "array", "items": {"type": "string"}, "maxItems": 600,
+                              "description": "Absolute URLs under the property."},
+                     "table_ref": {"type": "string", ACP_INPUT_ANNOTATION: ACP_INPUT_TABLE_REF,
+                                   "description": "Id of a host dataset or report with the URLs. The host resolves the rows."},
+                     "url_column": {"type": "string", "description": "Column of table_ref with the URLs (default url, else page)."},
+                     "language_code": {"type": "string", "description": "BCP-47 language of the issue messages, e.g. en-US."},
+                 }}),
+        ToolSpec(name="sitemaps", title="Sitemaps", description=SITEMAPS_DESCRIPTION,
+                 run=_run_sitemaps, kind="extraction", input_schema={"type": "object", "properties": {}}),
+    ]
+
+
+def _block(name: str):
+    def fetch(resource_id: str, ctx: Any) -> Any:
+        from . import blocks
+
+        return getattr(blocks, f"block_{name}")(resource_id, ctx)
+
+    fetch.__name__ = f"fetch_{name}"
+    return fetch
+
+
+def block_specs() -> list[BlockSpec]:
+    """The blocks of 15.2 (ids and descriptions exactly as there) and the rest (7.4 TTLs: volumes 6 h, dates 1 h)."""
+    specs = [
+        ("available_date_range", "Queryable date range (16 months) and the latest day with reliable data.", 3600),
+        ("position_clusters", "Queries grouped by position cluster (Top-3, Top-10, Top-30, Top-100, Out) over the last 3 months.", 6 * 3600),
+        ("top_queries", "Top 10 queries by clicks over the last 28 days with final data, with impressions, ctr and position.", 6 * 3600),
+        ("top_pages", "Top 10 pages by clicks over the last 28 days with final data, with impressions, ctr and position.", 6 * 3600),
+        ("countries", "Top 10 countries (ISO 3166-1 alpha-3, lower case) by clicks over the last 28 days.", 6 * 3600),
+        ("devices", "Clicks, impressions, ctr and position per device (DESKTOP, MOBILE, TABLET) over the last 28 days.", 6 * 3600),
+        ("search_appearance", "Search appearance types with traffic over the last 28 days; filter on one to break it down.", 6 * 3600),
+        ("sitemaps", "Submitted sitemaps (up to 20) with type, last download, errors, warnings and URLs submitted.", 3600),
+    ]
+    return [BlockSpec(id=i, description=d, fetch=_block(i), ttl_s=ttl) for i, d, ttl in specs]

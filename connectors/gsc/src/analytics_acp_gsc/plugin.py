@@ -1,0 +1,54 @@
+"""Hook implementations of the `gsc` connector (nothing else lives here).
+
+Start-up imports only declaration.py; googleapiclient and google-auth load on the first call.
+"""
+
+from __future__ import annotations
+
+from analytics_acp import hookimpl
+
+from . import declaration
+
+
+@hookimpl
+def connector_declaration():
+    """The connector's ConnectorInfo (4.2)."""
+    return declaration.connector_info()
+
+
+@hookimpl
+def register_tools(register):
+    """search_analytics, compare_periods, inspect_urls and sitemaps."""
+    for spec in declaration.tool_specs():
+        register(spec)
+
+
+@hookimpl
+def register_blocks(register):
+    """Autocontext blocks (7.1, 15.2)."""
+    for spec in declaration.block_specs():
+        register(spec)
+
+
+@hookimpl
+def list_resources(ctx):
+    """The properties the credentials can see (sites.list), group = permission level (6.3)."""
+    from .resources import list_resources as _list
+
+    return _list(ctx)
+
+
+@hookimpl
+def normalize_resource_id(resource_id, ctx):
+    """Lower-case host, trailing slash, sc-domain:; a bare host becomes the visible property (6.1)."""
+    from .resources import normalize
+
+    return normalize(resource_id, ctx)
+
+
+@hookimpl
+def credential_identity(credentials):
+    """client_email / email / account / client_id: a non-secret identity for the caches (7.4)."""
+    from analytics_acp_google.credentials import credential_identity as identity
+
+    return identity(credentials)
