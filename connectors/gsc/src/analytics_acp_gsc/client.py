@@ -198,6 +198,7 @@ class Client:
         return dict(response.get("inspectionResult") or {})
 
 
-def forget_sites() -> None:
-    """Drop the cached site listings (tests)."""
+def forget_caches() -> None:
+    """Drop the cached site listings and credentials (tests)."""
     _sites.clear()
+    _credentials.clear()

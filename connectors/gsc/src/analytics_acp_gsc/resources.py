@@ -9,12 +9,20 @@ from analytics_acp import Resource
 from .client import Client
 from .resource_ids import DOMAIN_PREFIX, parse, resolve_bare
 
+# The REST API answers siteOwner...; the discovery document lists SITE_OWNER...: accept both.
 PERMISSIONS = {
-    "SITE_OWNER": "Owner",
-    "SITE_FULL_USER": "Full user",
-    "SITE_RESTRICTED_USER": "Restricted user",
-    "SITE_UNVERIFIED_USER": "Unverified (no data access)",
+    "siteowner": "Owner",
+    "sitefulluser": "Full user",
+    "siterestricteduser": "Restricted user",
+    "siteunverifieduser": "Unverified (no data access)",
 }
+
+
+def permission_group(level: str | None) -> str | None:
+    """A readable permission level for the suggestion's group."""
+    if not level:
+        return None
+    return PERMISSIONS.get(level.replace("_", "").lower(), level)
 
 
 def list_resources(ctx: Any) -> list[Resource]:
@@ -24,7 +32,7 @@ def list_resources(ctx: Any) -> list[Resource]:
         site = entry["siteUrl"]
         kind = "Domain property" if site.startswith(DOMAIN_PREFIX) else "URL-prefix property"
         out.append(Resource(resource_id=site, name=site[len(DOMAIN_PREFIX):] if site.startswith(DOMAIN_PREFIX) else site,
-                            description=kind, group=PERMISSIONS.get(entry.get("permissionLevel", ""), entry.get("permissionLevel"))))
+                            description=kind, group=permission_group(entry.get("permissionLevel"))))
     return out
 
 

@@ -1,0 +1,95 @@
+"""search_analytics through google-api-python-client against the fake Search Console on 127.0.0.1."""
+
+from __future__ import annotations
+
+import pytest
+from analytics_acp import InvalidArguments
+from analytics_acp_gsc import planner
+from analytics_acp_gsc.search_analytics import run_search_analytics
+from gscfake import DOMAIN, rows_of
+
+
+def test_default_window_types_and_totals_from_an_aggregate_query(env, ctx_for):
+    out = run_search_analytics({"dimensions": ["query"]}, ctx_for())
+    # 15.2: no dates -> one month ending on the last day with final data (the fake's 2026-09-22), in PT.
+    assert out.dates == ["2026-08-22", "2026-09-22"]
+    assert out.arguments == {"dimensions": ["query"], "filters": [], "start_date": "2026-08-22", "end_date": "2026-09-22",
+                             "search_type": "web", "data_state": "final"}
+    rows = rows_of(out)
+    assert len(rows) == 40 and out.columns == ["query", "clicks", "impressions", "ctr", "position"]
+    assert [r["clicks"] for r in rows] == sorted((r["clicks"] for r in rows), reverse=True)  # the API's order
+    assert all(isinstance(r["clicks"], int) and isinstance(r["ctr"], float) for r in rows)
+    sent = env.queries(DOMAIN)
+    probe, pages, aggregate = sent[0].body, sent[1].body, sent[-1].body
+    assert probe["dimensions"] == ["date"] and probe["endDate"] == "2026-09-24"  # the freshness probe, PT today
+    assert pages == {"dimensions": ["query"], "type": "web", "startDate": "2026-08-22", "endDate": "2026-09-22",
+                     "rowLimit": 25000, "startRow": 0}
+    assert aggregate["dimensions"] == [] and aggregate["startDate"] == "2026-08-22"
+    # Totals are Google's numbers for the whole window, not sums of the rows we kept.
+    assert out.totals["clicks"] == sum(r["clicks"] for r in rows)
+    assert out.totals["ctr"] == round(out.totals["clicks"] / out.totals["impressions"], 4)
+    assert sent[0].headers["Authorization"] == "Bearer <redacted>" and sent[0].identity.endswith("gserviceaccount.com")
+
+
+def test_paging_over_several_pages_with_start_row(env, ctx_for, monkeypatch):
+    monkeypatch.setattr(planner, "PAGE_SIZE", 7)
+    out = run_search_analytics({"dimensions": ["query", "date"], "start_date": "2026-09-01", "end_date": "2026-09-03"}, ctx_for())
+    rows = rows_of(out)
+    assert len(rows) == 120  # 40 queries x 3 days
+    paging = [r.body for r in env.queries(DOMAIN) if r.body["dimensions"] == ["query", "date"]]
+    assert [b["startRow"] for b in paging] == list(range(0, 126, 7)) and {b["rowLimit"] for b in paging} == {7}
+    assert len({(r["query"], r["date"]) for r in rows}) == 120
+
+
+def test_day_splitting_when_the_window_reaches_the_row_ceiling(env, ctx_for):
+    env.gsc.row_ceiling = 50  # the fake exposes 50 rows per query; 40 queries a day
+    out = run_search_analytics({"dimensions": ["query", "date"], "start_date": "2026-09-01", "end_date": "2026-09-03"},
+                               ctx_for(config={"row_ceiling": 1000}))
+    assert len(rows_of(out)) == 50  # ceiling not assumed at 50: no split, honest about what came back
+    out = run_search_analytics({"dimensions": ["query", "date"], "start_date": "2026-09-01", "end_date": "2026-09-03"},
+                               ctx_for(config={"row_ceiling": 50}))
+    rows = rows_of(out)
+    assert len(rows) == 120 and out.source["split_by_day"]
+    days = [(r.body["startDate"], r.body["endDate"]) for r in env.queries(DOMAIN)][-4:-1]
+    assert days == [("2026-09-01", "2026-09-01"), ("2026-09-02", "2026-09-02"), ("2026-09-03", "2026-09-03")]
+    assert any("fetched day by day (3 days" in w for w in out.warnings)
+
+
+def test_day_splitting_merges_keys_and_warns_when_a_single_day_is_capped(env, ctx_for):
+    env.gsc.row_ceiling = 30
+    out = run_search_analytics({"dimensions": ["query"], "start_date": "2026-09-01", "end_date": "2026-09-02"},
+                               ctx_for(config={"row_ceiling": 30}))
+    rows = rows_of(out)
+    assert len({r["query"] for r in rows}) == len(rows) > 30  # merged over days, more than one query could reach
+    assert any("Even a single day" in w and "2026-09-01, 2026-09-02" in w for w in out.warnings)
+
+
+def test_provisional_days_with_data_state_all(env, ctx_for):
+    out = run_search_analytics({"dimensions": ["date"], "data_state": "all", "start_date": "7daysAgo", "end_date": "today"}, ctx_for())
+    rows = rows_of(out)
+    assert out.dates == ["2026-09-17", "2026-09-24"]  # PT today at the fixed clock, though UTC is already the 25th
+    assert [r["date"] for r in rows if r["provisional"]] == ["2026-09-24", "2026-09-23"] or \
+        sorted(r["date"] for r in rows if r["provisional"]) == ["2026-09-23", "2026-09-24"]
+    assert all(r["provisional"] is False for r in rows if r["date"] <= "2026-09-22")
+    assert any("2026-09-23 on is provisional" in w for w in out.warnings)
+    assert env.queries(DOMAIN)[-2].body["dataState"] == "all"
+
+
+def test_filters_search_type_and_order_by_sort_the_whole_extraction(env, ctx_for, monkeypatch):
+    monkeypatch.setattr(planner, "PAGE_SIZE", 5)
+    args = {"dimensions": ["query"], "filters": [{"dimension": "page", "operator": "contains", "expression": "/p1"}],
+            "start_date": "2026-09-01", "end_date": "2026-09-07", "order_by": ["position asc"], "row_cap": 3}
+    out = run_search_analytics(args, ctx_for())
+    rows = rows_of(out)
+    assert len(rows) == 3 and [r["position"] for r in rows] == sorted(r["position"] for r in rows)
+    every = rows_of(run_search_analytics({**args, "order_by": None, "row_cap": None}, ctx_for()))
+    assert rows == sorted(every, key=lambda r: r["position"])[:3]  # the best positions of all pages, not of page 1
+    body = env.queries(DOMAIN)[1].body
+    assert body["dimensionFilterGroups"] == [{"groupType": "and", "filters": [
+        {"dimension": "page", "operator": "contains", "expression": "/p1"}]}]
+
+
+def test_search_appearance_rule_is_an_invalid_argument_before_any_request(env, ctx_for):
+    with pytest.raises(InvalidArguments, match="Step 1: group by searchAppearance alone"):
+        run_search_analytics({"dimensions": ["searchAppearance", "page"]}, ctx_for())
+    assert env.queries() == []

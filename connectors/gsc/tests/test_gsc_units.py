@@ -1,0 +1,187 @@
+"""Pure pieces of the gsc connector: PT dates at a fixed clock, property ids, planner, totals, join, order_by."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import pytest
+from analytics_acp import InvalidArguments
+from analytics_acp_gsc import compare, dates, planner, query, resource_ids
+from gscfake import NOW
+
+
+@pytest.fixture
+def clock(monkeypatch):
+    monkeypatch.setattr(dates, "now_utc", lambda: NOW)
+
+
+def test_pacific_days_at_a_fixed_clock(clock):
+    # 05:30 UTC on the 25th is 22:30 PDT on the 24th: "today" is Search Console's day, not the machine's.
+    assert dates.today_pt() == dt.date(2026, 9, 24)
+    assert dates.resolve("today", "end_date") == "2026-09-24"
+    assert dates.resolve("yesterday", "end_date") == "2026-09-23"
+    assert dates.resolve("28daysAgo", "start_date") == "2026-08-27"
+    assert dates.resolve("20260901", "start_date") == "2026-09-01"
+    assert dates.first_available_date() == dt.date(2025, 5, 24)
+    assert dates.usual_last_final_date() == dt.date(2026, 9, 21)
+
+
+def test_default_window_is_one_month_ending_on_the_last_final_day(clock):
+    # 15.2: last final day 2026-09-22 -> 2026-08-22 .. 2026-09-22
+    assert dates.window(None, None, dt.date(2026, 9, 22)) == ("2026-08-22", "2026-09-22")
+    assert dates.window("7daysAgo", None, dt.date(2026, 9, 22)) == ("2026-09-17", "2026-09-22")
+    assert dates.window(None, "2026-03-31", dt.date(2026, 9, 22)) == ("2026-02-28", "2026-03-31")
+    with pytest.raises(InvalidArguments, match="after end_date"):
+        dates.window("today", "3daysAgo", dt.date(2026, 9, 22))
+    assert dates.previous_window("2026-09-01", "2026-09-07") == ("2026-08-25", "2026-08-31")
+
+
+def test_window_warnings_name_retention_and_future(clock):
+    text = " ".join(dates.window_warnings("2025-01-01", "2026-09-30"))
+    assert "16 months" in text and "2025-05-24" in text and "after today in Pacific Time (2026-09-24)" in text
+
+
+@pytest.mark.parametrize(("raw", "expected"), [
+    ("https://WWW.Example.com", "https://www.example.com/"),
+    ("https://www.example.com/blog", "https://www.example.com/blog/"),
+    ("HTTP://example.com/", "http://example.com/"),
+    ("sc-domain:Example.COM", "sc-domain:example.com"),
+    ("  sc-domain:example.com/ ", "sc-domain:example.com"),
+])
+def test_property_ids_normalize(raw, expected):
+    prop = resource_ids.parse(raw)
+    assert prop.id == expected and not prop.bare
+
+
+def test_bare_host_prefers_the_visible_form():
+    prop = resource_ids.parse("Example.com")
+    assert prop.bare and prop.id == "sc-domain:example.com"
+    assert resource_ids.resolve_bare(prop, ["sc-domain:example.com", "https://example.com/"]) == "sc-domain:example.com"
+    assert resource_ids.resolve_bare(prop, ["https://www.example.com/"]) == "https://www.example.com/"
+    assert resource_ids.resolve_bare(prop, ["https://other.com/"]) == "sc-domain:example.com"
+    text = resource_ids.describe_alternatives("sc-domain:example.com", ["https://www.example.com/", "https://x.org/"])
+    assert "https://www.example.com/ (URL-prefix property)" in text and "x.org" not in text
+
+
+@pytest.mark.parametrize("raw", ["ftp://example.com/", "https://example.com/?q=1", "not a site", "example.com/path", ""])
+def test_bad_property_ids_are_invalid_arguments(raw):
+    with pytest.raises(InvalidArguments, match="sc-domain:example.com"):
+        resource_ids.parse(raw)
+
+
+def _pages(rows_total: int, ceiling: int):
+    """A fake fetch: `rows_total` rows by clicks desc, at most `ceiling` reachable per request window."""
+    sent = []
+
+    def fetch(body):
+        sent.append(body)
+        n_days = (dt.date.fromisoformat(body["endDate"]) - dt.date.fromisoformat(body["startDate"])).days + 1
+        reachable = min(rows_total * n_days, ceiling)
+        rows = [{"keys": [f"q{i}", body["startDate"]], "clicks": 1000 - i, "impressions": 2000, "ctr": 0.5, "position": 2.0}
+                for i in range(reachable)][body["startRow"]:body["startRow"] + body["rowLimit"]]
+        return {"rows": rows}
+    return fetch, sent
+
+
+def test_planner_pages_until_a_short_page():
+    fetch, sent = _pages(23, 10_000)
+    plan = planner.extract(fetch, {"dimensions": ["query"]}, start="2026-09-01", end="2026-09-01", has_date=False, page_size=5)
+    assert [b["startRow"] for b in sent] == [0, 5, 10, 15, 20]
+    assert all(b["rowLimit"] == 5 for b in sent) and len(plan.rows) == 23 and not plan.split_by_day
+
+
+def test_planner_splits_by_day_at_the_ceiling_and_warns_about_capped_days():
+    fetch, sent = _pages(4, 6)  # 4 rows a day, 6 reachable per query: a 3-day window is capped
+    plan = planner.extract(fetch, {"dimensions": ["query", "date"]}, start="2026-09-01", end="2026-09-03",
+                           has_date=True, row_ceiling=6, page_size=5)
+    assert plan.split_by_day and len(plan.rows) == 12
+    assert [(b["startDate"], b["endDate"]) for b in sent[2:]] == [("2026-09-01", "2026-09-01")] * 1 + [
+        ("2026-09-02", "2026-09-02"), ("2026-09-03", "2026-09-03")]
+    assert "fetched day by day (3 days" in plan.warnings[0] and not plan.capped_days
+    fetch, _ = _pages(10, 6)  # even one day exceeds the ceiling
+    plan = planner.extract(fetch, {}, start="2026-09-01", end="2026-09-02", has_date=True, row_ceiling=6, page_size=5)
+    assert plan.capped_days == ["2026-09-01", "2026-09-02"] and "Even a single day" in plan.warnings[-1]
+
+
+def test_merging_days_sums_and_weights_position():
+    merged = planner.merge_days([
+        [{"keys": ["a"], "clicks": 1, "impressions": 10, "position": 2.0}],
+        [{"keys": ["a"], "clicks": 3, "impressions": 30, "position": 6.0}, {"keys": ["b"], "clicks": 9, "impressions": 9, "position": 1.0}],
+    ])
+    assert planner.by_clicks(merged) == [
+        {"keys": ["b"], "clicks": 9.0, "impressions": 9.0, "ctr": 1.0, "position": 1.0},
+        {"keys": ["a"], "clicks": 4.0, "impressions": 40.0, "ctr": 0.1, "position": 5.0},
+    ]
+
+
+def test_row_cap_stops_paging():
+    fetch, sent = _pages(50, 10_000)
+    plan = planner.extract(fetch, {}, start="2026-09-01", end="2026-09-01", has_date=False, row_cap=7, page_size=5)
+    assert len(plan.rows) == 7 and len(sent) == 2 and plan.row_cap_applied
+
+
+def test_query_rules_are_invalid_arguments_with_the_rule():
+    with pytest.raises(InvalidArguments, match="searchAppearance cannot be combined"):
+        query.parse_query({"dimensions": ["query", "searchAppearance"]})
+    with pytest.raises(InvalidArguments, match="hourly_all"):
+        query.parse_query({"dimensions": ["hour"]})
+    with pytest.raises(InvalidArguments, match="byProperty"):
+        query.parse_query({"dimensions": ["query"], "filters": [{"dimension": "page", "expression": "/x"}], "aggregation_type": "byProperty"})
+    with pytest.raises(InvalidArguments, match="operator"):
+        query.parse_query({"filters": [{"dimension": "page", "operator": "like", "expression": "x"}]})
+    with pytest.raises(InvalidArguments, match="has no queries"):
+        query.parse_query({"search_type": "discover"})
+    q = query.parse_query({"dimensions": ["page"], "filters": [{"dimension": "QUERY", "operator": "CONTAINS", "expression": "ga4"}],
+                           "search_type": "Image", "data_state": "all"})
+    assert q.body() == {"dimensions": ["page"], "type": "image", "dataState": "all",
+                        "dimensionFilterGroups": [{"groupType": "and", "filters": [{"dimension": "query", "operator": "contains", "expression": "ga4"}]}]}
+    assert q.totals_body()["dimensions"] == [] and q.totals_body()["aggregationType"] == "byPage"
+
+
+def test_headers_exactly_as_15_2():
+    q = query.parse_query({"dimensions": ["query"]})
+    assert [h.to_json() for h in query.headers(q)] == [
+        {"name": "query", "type": "string", "role": "dimension", "description": "Search query"},
+        {"name": "clicks", "type": "integer", "role": "metric"},
+        {"name": "impressions", "type": "integer", "role": "metric"},
+        {"name": "ctr", "type": "number", "role": "metric", "description": "Fraction 0-1"},
+        {"name": "position", "type": "number", "role": "metric", "description": "Average position weighted by impressions"},
+    ]
+
+
+def test_provisional_flag_from_first_incomplete_date_and_hour():
+    q = query.parse_query({"dimensions": ["date"], "data_state": "all"})
+    convert = query.row_converter(q, "2026-09-23", None)
+    assert convert({"keys": ["2026-09-22"], "clicks": 3, "impressions": 10, "ctr": 0.3, "position": 4.26})[-1] is False
+    assert convert({"keys": ["2026-09-23"], "clicks": 3, "impressions": 10, "ctr": 0.3, "position": 4.26}) == ("2026-09-23", 3, 10, 0.3, 4.26, True)
+    q = query.parse_query({"dimensions": ["hour"], "data_state": "hourly_all"})
+    convert = query.row_converter(q, None, "2026-09-24T13:00:00-07:00")
+    assert convert({"keys": ["2026-09-24T12:00:00-07:00"], "clicks": 1, "impressions": 2, "ctr": 0.5, "position": 1})[-1] is False
+    assert convert({"keys": ["2026-09-24T21:00:00+00:00"], "clicks": 1, "impressions": 2, "ctr": 0.5, "position": 1})[-1] is True
+    assert "provisional" not in [h.name for h in query.headers(query.parse_query({"dimensions": ["date"]}))]
+
+
+def test_totals_come_from_the_aggregate_row():
+    assert query.totals_from({"rows": [{"clicks": 20931, "impressions": 1402211, "ctr": 0.01492, "position": 18.43}]}) == {
+        "clicks": 20931, "impressions": 1402211, "ctr": 0.0149, "position": 18.43}
+    assert query.totals_from({}) == {"clicks": 0, "impressions": 0, "ctr": None, "position": None}
+
+
+def test_order_by_sorts_everything_nulls_last():
+    cols = ["query", "clicks", "position"]
+    order = query.parse_order_by(["position", "-clicks"], cols)
+    rows = [("a", 1, 3.0), ("b", 5, None), ("c", 9, 3.0), ("d", 2, 1.5)]
+    assert query.sort_rows(rows, order, cols) == [("d", 2, 1.5), ("c", 9, 3.0), ("a", 1, 3.0), ("b", 5, None)]
+    with pytest.raises(InvalidArguments, match="order_by"):
+        query.parse_order_by(["sessions desc"], cols)
+
+
+def test_compare_join_keeps_rows_of_one_window_with_nulls():
+    cur = [{"keys": ["a"], "clicks": 10, "impressions": 100, "ctr": 0.1, "position": 3.0},
+           {"keys": ["new"], "clicks": 4, "impressions": 40, "ctr": 0.1, "position": 8.0}]
+    prev = [{"keys": ["gone"], "clicks": 7, "impressions": 70, "ctr": 0.1, "position": 9.0},
+            {"keys": ["a"], "clicks": 6, "impressions": 120, "ctr": 0.05, "position": 4.5}]
+    rows = compare.join(cur, prev, 1)
+    assert rows[0] == ("a", 10, 6, 4, 100, 120, -20, 0.1, 0.05, 0.05, 3.0, 4.5, -1.5)
+    assert rows[1] == ("new", 4, None, None, 40, None, None, 0.1, None, None, 8.0, None, None)
+    assert rows[2] == ("gone", None, 7, None, None, 70, None, None, 0.1, None, None, 9.0, None)
