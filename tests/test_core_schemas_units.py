@@ -75,6 +75,9 @@ def test_secret_values_are_the_write_only_fields_5_5_1():
     key = '{"client_email": "bot@x.iam", "private_key": "-----BEGIN KEY-----"}'
     values = secret_values({"type": "service_account", "service_account": key}, schema)
     assert key in values and "-----BEGIN KEY-----" in values  # JSON text inside a secret field, too
+    # ...but not the pasted key file's own discriminator: "service_account" is in every validation message.
+    key = '{"type": "service_account", "private_key": "-----BEGIN KEY-----"}'
+    assert "service_account" not in secret_values({"type": "service_account", "service_account": key}, schema)
     # A schema that marks nothing writeOnly gives no guarantee: every string but the discriminator.
     assert sorted(secret_values(server, {"type": "object", "properties": {}})) == ["analyst", "db.internal", "pw-SECRET"]
     assert secret_values(None, schema) == [] and secret_values({"password": "abc"}, schema) == []

@@ -94,3 +94,22 @@ def test_secret_strings_follow_the_servers_write_only_fields():
         "password": {"type": "string", "writeOnly": True}}}]}
     creds = {"type": "server", "host": "db.internal", "user": "analyst", "password": "s3cret-pw"}
     assert secret_strings(creds, schema) == ["s3cret-pw"]  # host and user name the resource; not secret (5.5.1)
+
+
+def test_table_ref_rule_only_for_tools_that_work_on_a_host_table_alone():
+    """6.1/8.8.2: a required table_ref with resource_id is flagged; an optional one (URLs as literals too) is not."""
+    from analytics_acp.kit.handshake import _table_ref
+    from analytics_acp.kit.model import Findings
+
+    class _Run:
+        findings = Findings()
+
+    ref = {"type": "string", "x-acp-input": "table_ref"}
+    props = {"resource_id": {"type": "string"}, "table_ref": ref, "urls": {"type": "array"}}
+    optional = {"inputSchema": {"properties": props}}
+    required = {"inputSchema": {"properties": props, "required": ["table_ref"]}}
+    run = _Run()
+    _table_ref(run, "inspect_urls", optional, props)
+    _table_ref(run, "forecast", required, props)
+    failed = [r.evidence for r in run.findings.results() if r.status == "fail"]
+    assert failed == ["forecast only reads a host table but publishes resource_id (6.2, 8.8.2)"]

@@ -7,7 +7,10 @@ goes on to 2026-09-24.
 
 from __future__ import annotations
 
+import contextlib
+import datetime as dt
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -29,6 +32,7 @@ class Env:
 
     def __init__(self, server: FakeServer, oauth: TokenEndpoint, gsc: FakeSearchConsole):
         self.server, self.oauth, self.gsc = server, oauth, gsc
+        self.final_through: dt.date | None = None
 
     @property
     def config(self) -> dict[str, Any]:
@@ -49,8 +53,13 @@ class Env:
         return self.server.requests_to(pattern, "POST")
 
 
-def make_sites() -> list[Site]:
-    """sc-domain:example.com (40 queries a day), https://www.example.com/ and https://shop.example.org/."""
+def make_sites(final_through: dt.date = dt.date(2026, 9, 22)) -> list[Site]:
+    """sc-domain:example.com (40 queries a day), https://www.example.com/ and https://shop.example.org/.
+
+    Final data through ``final_through``, fresh data two more days, 60 days of data before.
+    """
+    span = {"first_date": final_through - dt.timedelta(days=60), "final_through": final_through,
+            "last_date": final_through + dt.timedelta(days=2)}
     sitemap = {"path": "https://example.com/sitemap_index.xml", "type": "sitemap", "isSitemapsIndex": True, "isPending": False,
                "lastSubmitted": "2026-09-01T10:00:00.000Z", "lastDownloaded": "2026-09-23T04:12:00.000Z",
                "warnings": "0", "errors": "0", "contents": [{"type": "web", "submitted": "120", "indexed": "0"}]}
@@ -58,21 +67,15 @@ def make_sites() -> list[Site]:
              "lastSubmitted": "2026-09-01T10:00:00.000Z", "lastDownloaded": "2026-09-23T04:13:00.000Z", "warnings": "2",
              "errors": "1", "contents": [{"type": "web", "submitted": "100"}, {"type": "image", "submitted": "40"}]}
     return [
-        Site(DOMAIN, host="example.com", sitemaps=[sitemap], children={sitemap["path"]: [child]}),
-        Site(PREFIX, host="www.example.com", queries=10),
-        Site(SHOP, host="shop.example.org", queries=5),
+        Site(DOMAIN, host="example.com", sitemaps=[sitemap], children={sitemap["path"]: [child]}, **span),
+        Site(PREFIX, host="www.example.com", queries=10, **span),
+        Site(SHOP, host="shop.example.org", queries=5, **span),
     ]
 
 
-@pytest.fixture
-def env(monkeypatch) -> Any:
-    """Fakes on 127.0.0.1 (token endpoint + Search Console), a fixed clock and fresh in-process caches."""
-    from analytics_acp_gsc import budget, client, dates, freshness
-
-    monkeypatch.setattr(dates, "now_utc", lambda: NOW)
-    client.forget_caches()
-    freshness.forget()
-    budget.forget_memory()
+@contextlib.contextmanager
+def running_fakes(final_through: dt.date) -> Iterator[Env]:
+    """Token endpoint + Search Console on 127.0.0.1 (service account and OAuth user registered)."""
     with FakeServer(hang_s=10) as server:
         oauth = TokenEndpoint(server)
         oauth.register_service_account(SA_EMAIL, keys.public_key_pem(0))
@@ -81,8 +84,32 @@ def env(monkeypatch) -> Any:
             SA_EMAIL: [(DOMAIN, "siteOwner"), (SHOP, "siteFullUser")],
             USER: [(PREFIX, "siteOwner"), (SHOP, "siteRestrictedUser")],
         }
-        gsc = FakeSearchConsole(server, make_sites(), access)
+        gsc = FakeSearchConsole(server, make_sites(final_through), access)
         yield Env(server, oauth, gsc)
+
+
+@pytest.fixture
+def env(monkeypatch) -> Any:
+    """The fakes with final data through 2026-09-22, a fixed clock (PT 2026-09-24) and fresh in-process caches."""
+    from analytics_acp_gsc import budget, client, dates, freshness
+
+    monkeypatch.setattr(dates, "now_utc", lambda: NOW)
+    client.forget_caches()
+    freshness.forget()
+    budget.forget_memory()
+    with running_fakes(dt.date(2026, 9, 22)) as fakes:
+        yield fakes
+
+
+@pytest.fixture
+def served_env() -> Any:
+    """The fakes for a served connector (a subprocess on the real clock): final data through 2 days ago, PT."""
+    from analytics_acp_gsc import dates
+
+    final = dates.today_pt() - dt.timedelta(days=2)
+    with running_fakes(final) as fakes:
+        fakes.final_through = final
+        yield fakes
 
 
 @pytest.fixture(autouse=True)

@@ -74,7 +74,7 @@ class Site:
                 impressions = 1 + h % 97 + (self.queries - i) // 3
                 clicks = (h >> 8) % (impressions // 4 + 1)
                 position = 1 + ((h >> 16) % 400) / 10 + i / 5
-                out.append((d, f"query {i}", f"https://{self.host}/p{i % self.pages}", COUNTRIES[(h >> 24) % 5],
+                out.append((d, f"query {i}", f"https://{self.host}/{'blog' if i % 2 == 0 else 'shop'}/p{i % self.pages}", COUNTRIES[(h >> 24) % 5],
                             DEVICES[(h >> 28) % 3], (h >> 32) % 24, APPEARANCES[(h >> 36) % 4], clicks, impressions, position))
             day += dt.timedelta(days=1)
         return out

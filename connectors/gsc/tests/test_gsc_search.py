@@ -77,7 +77,7 @@ def test_provisional_days_with_data_state_all(env, ctx_for):
 
 def test_filters_search_type_and_order_by_sort_the_whole_extraction(env, ctx_for, monkeypatch):
     monkeypatch.setattr(planner, "PAGE_SIZE", 5)
-    args = {"dimensions": ["query"], "filters": [{"dimension": "page", "operator": "contains", "expression": "/p1"}],
+    args = {"dimensions": ["query"], "filters": [{"dimension": "page", "operator": "contains", "expression": "/blog/"}],
             "start_date": "2026-09-01", "end_date": "2026-09-07", "order_by": ["position asc"], "row_cap": 3}
     out = run_search_analytics(args, ctx_for())
     rows = rows_of(out)
@@ -86,7 +86,7 @@ def test_filters_search_type_and_order_by_sort_the_whole_extraction(env, ctx_for
     assert rows == sorted(every, key=lambda r: r["position"])[:3]  # the best positions of all pages, not of page 1
     body = env.queries(DOMAIN)[1].body
     assert body["dimensionFilterGroups"] == [{"groupType": "and", "filters": [
-        {"dimension": "page", "operator": "contains", "expression": "/p1"}]}]
+        {"dimension": "page", "operator": "contains", "expression": "/blog/"}]}]
 
 
 def test_search_appearance_rule_is_an_invalid_argument_before_any_request(env, ctx_for):

@@ -140,8 +140,9 @@ def secret_values(credentials: Any, schema: dict[str, Any] | None, min_len: int 
                 except ValueError:
                     pass
         elif isinstance(value, dict):
-            for v in value.values():
-                walk(v)
+            for k, v in value.items():
+                if k != "type":  # a discriminator inside pasted JSON ("type": "service_account") is not secret
+                    walk(v)
         elif isinstance(value, list):
             for v in value:
                 walk(v)

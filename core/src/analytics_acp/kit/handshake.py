@@ -139,7 +139,10 @@ def _table_ref(run: Run, name: str, tool: dict[str, Any], props: dict[str, Any])
     if not refs:
         return
     writes = (tool.get("annotations") or {}).get("readOnlyHint") is False
-    if "resource_id" in props and not writes:
+    # 6.1/8.8.2: a tool that only works on a host table publishes no resource_id. A table_ref that is
+    # optional (the rows may also come as literal arguments, e.g. a list of URLs) does not make it so.
+    required = set((tool.get("inputSchema") or {}).get("required") or [])
+    if "resource_id" in props and not writes and required.intersection(refs):
         f.fail("results.table_ref", f"{name} only reads a host table but publishes resource_id (6.2, 8.8.2)")
     bad = [k for k in refs if props[k].get("type") != "string"]
     f.check("results.table_ref", not bad, f"{name}: {', '.join(refs)} marked table_ref", f"{name}: {bad} not strings")

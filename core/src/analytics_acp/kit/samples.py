@@ -48,10 +48,10 @@ async def sample_calls(run: Run, client: Any) -> None:
 def _check_read_table(run: Run, sample: Sample, args: dict[str, Any], before: int, call_id: str | None) -> None:
     """The call asked the host for exactly the refs of its table_ref arguments, with the call_id (8.8)."""
     refs = _table_refs(run, sample.tool)
-    if not refs:
+    wanted = [args.get(r) for r in refs if args.get(r)]
+    if not wanted:  # this call passes no host table (an optional table_ref left out)
         return
     asked = run.read_table_calls[before:]
-    wanted = [args.get(r) for r in refs if args.get(r)]
     run.findings.check("results.table_ref", bool(asked) and all(ref in [a for a, _ in asked] for ref in wanted)
                        and all(cid == call_id for _, cid in asked),
                        f"{sample.tool}: acp/read_table for {wanted} with call_id",
@@ -97,7 +97,7 @@ async def _write_rules(run: Run, client: Any, sample: Sample, args: dict[str, An
 async def host_tables_unsupported(run: Run) -> None:
     """8.8: without host_tables the server must not send acp/read_table and answers ACP_HOST_TABLES_UNSUPPORTED."""
     f = run.findings
-    samples = [s for s in run.samples if _table_refs(run, s.tool)]
+    samples = [s for s in run.samples if any(s.arguments.get(r) for r in _table_refs(run, s.tool))]
     if not samples:
         return
     capability = {"version": run.capability.get("version", "1.0"), "stores_system_data": True, "multi_table": True,
