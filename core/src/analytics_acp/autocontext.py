@@ -10,6 +10,7 @@ from .context import CallContext
 from .declarations import BlockSpec, ConnectorInfo, ResourceRef
 from .errors import AcpError, CredentialsMissing, UnknownBlock
 from .invoke import call_maybe_async
+from .logs import log_traceback
 
 
 @dataclass
@@ -84,14 +85,16 @@ class AutocontextEngine:
                 self.cache.set(key, {"data": data}, block.ttl_s or self.info.cache_ttl_s)
                 entry["data"] = data
             except CredentialsMissing as exc:
-                entry["error"] = exc.message
+                entry["error"] = f"{exc.name}: {exc.message}"
                 failed += 1
-            except AcpError as exc:
-                entry["error"] = redact(exc.message, secret_values(ctx.credentials, self.info.credentials_schema))
+            except AcpError as exc:  # the typed name tells the model what kind of failure (12.1)
+                entry["error"] = f"{exc.name}: " + redact(exc.message, secret_values(ctx.credentials, self.info.credentials_schema))
                 failed += 1
             except Exception as exc:  # 7.3: a failing block never fails the call
-                text = redact(f"{type(exc).__name__}: {exc}", secret_values(ctx.credentials, self.info.credentials_schema))
+                secrets = secret_values(ctx.credentials, self.info.credentials_schema)
+                text = redact(f"{type(exc).__name__}: {exc}", secrets)
                 entry["error"] = f"Failed: {text}"
+                log_traceback(f"autocontext block {block.id}", exc, secrets)
                 failed += 1
             out.append(entry)
         return FetchResult(blocks=out, failed=failed, cached=bool(chosen) and all_cached)

@@ -31,6 +31,7 @@ from .envelope import CallRecord, failure
 from .errors import AcpError, CredentialsMissing, InvalidArguments, UpstreamError
 from .finishing import finish_output, respond
 from .invoke import invoke_tool
+from .logs import log_traceback
 from .plugins import LoadedConnector
 from .preflight import cost_preflight
 from .reserved_tools import run_autocontext, run_autocontext_data
@@ -129,6 +130,7 @@ class ConnectorRuntime:
             secrets = self._secrets(ctx)
             text = schemas.redact(f"{type(exc).__name__}: {exc}", secrets)
             log.error("tool %s failed: %s", name, text)
+            log_traceback(f"tool {name}", exc, secrets)
             return failure(record, UpstreamError(f"The source failed ({text}). Retry later or change the request."))
 
     def _kind(self, name: str) -> str:

@@ -42,14 +42,15 @@ def _session(resource_id: str, ctx: Any, timeout_s: float = QUERY_TIMEOUT_S):
     credentials = ctx.require_credentials()
     target = parse_target(resource_id, credentials)
     source = catalog.source_for(ctx, target)
+    timeout = min(timeout_s, source.timeout_s)
     try:
-        session = open_read(source, timeout_s=min(timeout_s, source.timeout_s))
+        session = open_read(source, timeout_s=timeout)
     except sa.exc.DBAPIError as exc:
-        raise map_error(exc, credentials, resource_id) from None
+        raise map_error(exc, credentials, resource_id, timeout) from None
     try:
         yield session, target
     except sa.exc.DBAPIError as exc:
-        raise map_error(exc, credentials, resource_id) from None
+        raise map_error(exc, credentials, resource_id, timeout) from None
     finally:
         session.close()
 

@@ -114,6 +114,24 @@ def scrub(text: str, credentials: dict[str, Any] | None) -> str:
     return out
 
 
+def server_address(credentials: dict[str, Any]) -> str:
+    """``host:port`` of a server/url credential (never user or password); '' for files or unparsable URLs."""
+    kind = credentials.get("type")
+    if kind == "server":
+        backend = backend_of(credentials)
+        return f"{credentials.get('host')}:{credentials.get('port') or DEFAULT_PORTS.get(backend, '')}" if credentials.get("host") else ""
+    if kind == "url":
+        try:
+            url = generic_url(credentials)
+        except CredentialsInvalid:
+            return ""
+        if not url.host:
+            return ""
+        port = url.port or DEFAULT_PORTS.get(url.get_backend_name())
+        return f"{url.host}:{port}" if port else str(url.host)
+    return ""
+
+
 def describe_source(credentials: dict[str, Any], database: str | None) -> tuple[str, str]:
     """(engine title, subject) for descriptions and titles, never with secrets: ('SQLite', 'ventas.sqlite')."""
     backend = backend_of(credentials)

@@ -22,7 +22,8 @@ from analytics_acp import (
     UpstreamError,
 )
 
-from .credentials import scrub
+from .credentials import ENGINE_TITLES, scrub, server_address
+from .resource_ids import backend_of
 
 _PG_AUTH = {"28000", "28P01"}
 _PG_UNKNOWN_OBJECT = {"42P01", "42703", "3F000", "42883", "42704"}
@@ -38,6 +39,22 @@ _MYSQL_TIMEOUT = {1969, 3024, 1317}
 def _hint(resource: str | None) -> str:
     target = f" for {resource}" if resource else ""
     return f"Call autocontext{target} to see the tables and their columns, then fix the query."
+
+
+def _timeout_note(timeout_s: float | None) -> str:
+    limit = f"statement_timeout_s ({timeout_s:g} s)" if timeout_s is not None else "its time limit"
+    return f"The query ran longer than {limit}. Narrow it (filters, date range, aggregation) or ask the user to raise the timeout."
+
+
+def _unreachable(credentials: dict[str, Any] | None, message: str) -> UpstreamError:
+    """Connection refused / unknown host / dropped: name the engine and host:port the user configured."""
+    address = server_address(credentials or {})
+    engine = ENGINE_TITLES.get(backend_of(credentials or {}), "database")
+    where = f" at {address}" if address else ""
+    return UpstreamError(
+        f"Could not connect to the {engine} server{where}: {message.rstrip('.?! ')}. Ask the user to check host and port in the "
+        "source settings and that the server is running."
+    )
 
 
 def driver_message(exc: BaseException) -> str:
@@ -59,7 +76,8 @@ def map_error(exc: BaseException, credentials: dict[str, Any] | None, resource: 
     module = type(orig).__module__.split(".")[0]
     sqlstate = getattr(orig, "sqlstate", None) or getattr(getattr(orig, "diag", None), "sqlstate", None)
     code = orig.args[0] if getattr(orig, "args", None) and isinstance(orig.args[0], int) else None
-    timeout_note = f"The query ran longer than statement_timeout_s ({timeout_s:g} s). Narrow it (filters, date range, aggregation) or ask the user to raise the timeout."
+    timeout_note = _timeout_note(timeout_s)
+    unreachable = _unreachable(credentials, message)
 
     if module == "psycopg":
         if sqlstate in _PG_AUTH:
@@ -80,8 +98,8 @@ def map_error(exc: BaseException, credentials: dict[str, Any] | None, resource: 
             return CredentialsInvalid(f"The database rejected the credentials ({message}). Ask the user to check user and password in the source settings.")
         if sqlstate is None and "database" in lowered and "does not exist" in lowered:
             return ResourceNotFound(f"{message}. Call autocontext without resource_id to list the databases.")
-        if sqlstate is None and "connection" in lowered:
-            return UpstreamError(f"Could not connect to the database server: {message}")
+        if sqlstate is None and ("connection" in lowered or "resolve host" in lowered or "translate host" in lowered):
+            return unreachable
         return UpstreamError(f"The database returned an error: {message}")
     if module in ("pymysql", "MySQLdb", "mysql") or code is not None and module not in ("sqlite3", "duckdb", "_duckdb"):
         if code in _MYSQL_AUTH:
@@ -97,7 +115,7 @@ def map_error(exc: BaseException, credentials: dict[str, Any] | None, resource: 
         if code in _MYSQL_TIMEOUT:
             return UpstreamError(timeout_note)
         if code in (2003, 2005, 2006, 2013):
-            return UpstreamError(f"Could not connect to the database server: {message}")
+            return unreachable
         return UpstreamError(f"The database returned an error: {message}")
     lowered = message.lower()
     if module == "sqlite3":
@@ -128,5 +146,7 @@ def map_error(exc: BaseException, credentials: dict[str, Any] | None, resource: 
             return ReadOnlyViolation(f"The database refused the statement: {message}. execute_sql only runs read-only queries.")
         if kind == "IOException" and "lock" in lowered:
             return UpstreamError(f"The DuckDB file is locked by another process: {message}")
+        if kind == "IOException" and ("not a valid duckdb" in lowered or "cannot open" in lowered):
+            return CredentialsInvalid(f"The DuckDB file cannot be opened ({message}). Ask the user to check the path in the source credentials.")
         return UpstreamError(f"The database returned an error: {message}")
     return UpstreamError(f"The database returned an error: {message}")

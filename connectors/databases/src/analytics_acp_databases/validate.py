@@ -47,7 +47,11 @@ def run_validate_sql(arguments: dict[str, Any], ctx: Any) -> Info:
         return Info(data=out)
     schema = effective_schema(target, ctx)
     try:
-        with open_read(source, schema) as session:
+        session = open_read(source, schema)
+    except DBAPIError as exc:  # cannot connect: the source, not the query, is wrong (10.3)
+        raise map_error(exc, source.credentials, ctx.resource_id or target.database, source.timeout_s) from None
+    try:
+        with session:
             probe = f"SELECT * FROM (\n{checked.sql}\n) acp_validate LIMIT 0"
             result = session.conn.execution_options(no_parameters=True, **{USER_SQL: True}).exec_driver_sql(probe)
             description = result.cursor.description
