@@ -78,6 +78,22 @@ def test_hook_normalize_resource_id():
     assert bad["isError"] and "Invalid resource_id" in bad["content"][0]["text"]
 
 
+def test_hook_credentials_resource():
+    def credentials_resource(credentials, config):
+        return credentials.get("account")
+
+    rt = runtime_with(make_plugin(credentials_resource=credentials_resource))
+    meta = {"credentials": {**CREDS, "account": "acc9"}, "autocontext_delivered": True}
+    res = call(rt, "extract", {"n": 1}, meta)  # 6: no resource_id, no default configured -> the credentials' one
+    assert not res["isError"] and res["_meta"]["acp"]["system_info"]["resource_id"] == "acc9"
+    configured = call(rt, "extract", {"n": 1}, {**meta, "default_resource_id": "acc2"})
+    assert configured["_meta"]["acp"]["system_info"]["resource_id"] == "acc2"  # a configured default wins
+    listing = call(rt, "autocontext", {}, meta)
+    assert "The default resource is acc9." in listing["content"][0]["text"]
+    none = call(rt, "extract", {"n": 1})  # the hook answers None: still ACP_RESOURCE_REQUIRED
+    assert none["_meta"]["acp"]["error"]["name"] == "ACP_RESOURCE_REQUIRED"
+
+
 def test_hook_estimate_cost():
     def estimate_cost(tool, arguments, ctx):
         return 99.0

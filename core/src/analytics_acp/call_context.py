@@ -34,6 +34,14 @@ def validate_config(info: ConnectorInfo, config: dict[str, Any]) -> dict[str, An
     return schemas.validate_config(info.config_schema, config)
 
 
+def credentials_resource(loaded: LoadedConnector, credentials: dict[str, Any] | None, config: dict[str, Any]) -> str | None:
+    """6: with no default_resource_id configured, the resource the credentials name is the default."""
+    if not credentials:
+        return None
+    rid = loaded.hook.credentials_resource(credentials=credentials, config=config)
+    return rid if isinstance(rid, str) and rid else None
+
+
 def build_call_context(
     loaded: LoadedConnector,
     tool_name: str,
@@ -76,7 +84,7 @@ def build_call_context(
         cost_limit_usd=limits["cost_limit_usd"],
         field_limit=limits["field_limit"],
         tables=tables,
-        default_resource_id=pick(meta, session, "default_resource_id", None),
+        default_resource_id=pick(meta, session, "default_resource_id", None) or credentials_resource(loaded, credentials, config),
         session_id=meta.get("session_id"),
         conversation_id=meta.get("conversation_id"),
         call_id=call_id,

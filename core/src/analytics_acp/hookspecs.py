@@ -40,6 +40,12 @@ def normalize_resource_id(resource_id, ctx):
 
 
 @hookspec(firstresult=True)
+def credentials_resource(credentials, config):
+    """Return the resource id the credentials themselves name (a database in the connection settings,
+    a single file), or None; the core uses it when no default_resource_id is configured (6)."""
+
+
+@hookspec(firstresult=True)
 def estimate_cost(tool, arguments, ctx):
     """Return a ``CostEstimate`` (or USD float) for a paid tool call before it runs (9.2)."""
 

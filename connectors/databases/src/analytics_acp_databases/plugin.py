@@ -47,6 +47,15 @@ def normalize_resource_id(resource_id, ctx):
 
 
 @hookimpl
+def credentials_resource(credentials):
+    """The database the credentials connect to (server/url ``database``, or the single file's stem)."""
+    from .resource_ids import credential_database, join_parts
+
+    database = credential_database(credentials)
+    return join_parts([database]) if database else None
+
+
+@hookimpl
 def connector_shutdown():
     """Dispose pooled connections when the server stops (only if any engine was ever made)."""
     import sys

@@ -162,8 +162,22 @@ async def _default_resource(run: Run, client: Any, sample: Sample, meta: dict[st
             f"without resource_id and with default_resource_id: {_error_name(seen) or got!r}")
     run.record_wire(await client.configure(default_resource_id=None))
     seen = await run.call(client, sample.tool, args, meta, label=f"{sample.tool}[default cleared]")
-    f.check("resources.default", _error_name(seen) == "ACP_RESOURCE_REQUIRED", "default_resource_id: null unsets it",
-            f"after default_resource_id: null, no resource gave {_error_name(seen) or 'success'}")
+    ok, evidence = _no_default(seen)
+    f.check("resources.default", ok, f"default_resource_id: null unsets it ({evidence})",
+            f"after default_resource_id: null, no resource gave {evidence}")
+
+
+def _no_default(seen: Any) -> tuple[bool, str]:
+    """No resource and no configured default: ACP_RESOURCE_REQUIRED (6.1), unless the credentials
+    themselves name the resource (a database in the settings, a single file), which is then the
+    default and shows in system_info.resource_id."""
+    name = _error_name(seen)
+    if name == "ACP_RESOURCE_REQUIRED":
+        return True, name
+    got = (seen.result.system_info or {}).get("resource_id")
+    if got:  # the call ran on that resource (and may still fail for its own reasons, e.g. a table elsewhere)
+        return True, f"the resource the credentials name: {got}" + (f", then {name}" if name else "")
+    return False, name or "success without a resource_id"
 
 
 async def _resource_required(run: Run, client: Any, sample: Sample, meta: dict[str, Any]) -> None:
@@ -173,6 +187,5 @@ async def _resource_required(run: Run, client: Any, sample: Sample, meta: dict[s
     args = {k: v for k, v in sample.arguments.items() if k != "resource_id"}
     meta = {k: v for k, v in meta.items() if k != "default_resource_id"}
     seen = await run.call(client, sample.tool, args, meta, label=f"{sample.tool}[no resource]")
-    run.findings.check("resources.default", _error_name(seen) == "ACP_RESOURCE_REQUIRED",
-                       "no resource -> ACP_RESOURCE_REQUIRED",
-                       f"no resource and no default gave {_error_name(seen) or 'success'}")
+    ok, evidence = _no_default(seen)
+    run.findings.check("resources.default", ok, f"no resource -> {evidence}", f"no resource and no default gave {evidence}")
