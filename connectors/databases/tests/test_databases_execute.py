@@ -19,14 +19,22 @@ def _types(ex):
     return {h.name: h.type for h in ex.headers}
 
 
+def built(ex):
+    """What the core builds from the extraction (8.6 typing over every row): ({name: Header}, rows)."""
+    from analytics_acp.results import build_table
+
+    table = build_table(ex.rows, headers=ex.headers, columns=ex.columns, inline_max_bytes=1 << 30)
+    return {h.name: h for h in table.headers}, table.table
+
+
 def test_spec_session_query_on_the_example_database(sales_db, make_ctx, consume):
     """16.7: 90 rows, typed fecha/pedidos/importe, dates from the window, spec-like title/description."""
     ex = run_execute_sql({"sql": SPEC_SQL}, make_ctx({"type": "sqlite", "path": sales_db}, "ventas"))
     assert inspect.isgenerator(ex.rows)
-    rows = consume(ex)
+    headers, rows = built(ex)
     assert len(rows) == 90
     assert ex.columns == ["fecha", "pedidos", "importe"]
-    assert _types(ex) == {"fecha": "date", "pedidos": "integer", "importe": "number"}
+    assert {n: h.type for n, h in headers.items()} == {"fecha": "date", "pedidos": "integer", "importe": "number"}
     assert ex.dates == ["2026-07-01", "2026-09-28"]
     assert ex.title == "SQLite · ventas.sqlite"
     assert ex.description.startswith("SQLite database ventas.sqlite (ventas). SQL: SELECT fecha, SUM(pedidos)")
@@ -41,9 +49,9 @@ def test_sqlite_types_from_declared_columns_and_expressions(tmp_path, make_ctx, 
         con.execute("CREATE TABLE e (d DATE, ts TIMESTAMP, flag BOOLEAN, amount NUMERIC(10,2), payload JSON, name TEXT)")
         con.execute("INSERT INTO e VALUES ('2026-01-02', '2026-01-02 10:15:00', 1, 12.5, '{\"a\": 1}', 'x')")
     ex = run_execute_sql({"sql": "SELECT d, ts, flag, amount, payload, name, count(*) AS n, 1.5 AS r FROM e GROUP BY 1,2,3,4,5,6"}, make_ctx({"type": "sqlite", "path": str(path)}, "t"))
-    rows = consume(ex)
-    assert _types(ex) == {"d": "date", "ts": "datetime", "flag": "boolean", "amount": "number", "payload": "json", "name": "string", "n": "integer", "r": "number"}
-    assert rows == [{"d": "2026-01-02", "ts": "2026-01-02T10:15:00", "flag": True, "amount": 12.5, "payload": {"a": 1}, "name": "x", "n": 1, "r": 1.5}]
+    headers, rows = built(ex)
+    assert {n: h.type for n, h in headers.items()} == {"d": "date", "ts": "datetime", "flag": "boolean", "amount": "number", "payload": "json", "name": "string", "n": "integer", "r": "number"}
+    assert rows == [{"d": "2026-01-02", "ts": "2026-01-02T10:15:00.000Z", "flag": True, "amount": 12.5, "payload": {"a": 1}, "name": "x", "n": 1, "r": 1.5}]
 
 
 def test_duckdb_typed_headers_and_values(duck_db, make_ctx, consume):
@@ -188,8 +196,7 @@ def test_roles_of_an_aggregate_query(sales_db, make_ctx, consume):
     """8.6 roles: GROUP BY columns are dimensions, numeric aggregates metrics; plain selects get none."""
     ctx = make_ctx({"type": "sqlite", "path": sales_db}, "ventas")
     ex = run_execute_sql({"sql": "SELECT fecha, canal, SUM(pedidos) AS pedidos, AVG(importe) AS ticket, MAX(canal) AS m FROM ventas GROUP BY fecha, 2"}, ctx)
-    consume(ex)
-    assert {h.name: h.role for h in ex.headers} == {"fecha": "dimension", "canal": "dimension", "pedidos": "metric", "ticket": "metric", "m": None}
-    plain = run_execute_sql({"sql": "SELECT * FROM ventas"}, ctx)
-    consume(plain)
-    assert all(h.role is None for h in plain.headers)
+    headers, _ = built(ex)
+    assert {n: h.role for n, h in headers.items()} == {"fecha": "dimension", "canal": "dimension", "pedidos": "metric", "ticket": "metric", "m": None}
+    plain, _ = built(run_execute_sql({"sql": "SELECT * FROM ventas"}, ctx))
+    assert all(h.role is None for h in plain.values())

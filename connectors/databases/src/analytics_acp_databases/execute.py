@@ -77,7 +77,9 @@ def run_execute_sql(arguments: dict[str, Any], ctx: Any) -> Extraction:
             raise map_error(exc, source.credentials, ctx.resource_id or target.database, source.timeout_s) from None
         raise
     roles = column_roles(checked.tree, len(columns), kinds)
-    headers = [Header(name=c, type=k, role=r) for c, k, r in zip(columns, kinds, roles, strict=True) if k is not None]
+    headers = result_headers(session.backend, columns, kinds, roles)
+    if session.backend == "sqlite":
+        kinds = [None] * len(kinds)  # values only made JSON-safe here; the core types them over the whole result
     converters = [types_map.converter(k) for k in kinds]
     rows = stream_rows(session, result, kinds, converters, limit, warnings, ctx)
     # A generator that is never started never runs its finally: release the connection when it is collected.
@@ -95,6 +97,23 @@ def run_execute_sql(arguments: dict[str, Any], ctx: Any) -> Extraction:
         source={"engine": session.backend, "database": target.database, "statement_type": checked.statement_type, "tables": checked.tables},
         arguments={k: v for k, v in arguments.items() if v is not None},
     )
+
+
+def result_headers(backend: str, columns: list[str], kinds: list[str | None], roles: list[str | None]) -> list[Any]:
+    """8.6 headers: the driver's (or the schema's) types; SQLite's columns are typed from their values.
+
+    A SQLite column's declared type is an affinity, not a type: any value can sit in any column,
+    and dates are text. Its columns are marked ``infer`` for the core, which types each one over
+    the whole result with the 8.6 rules, reads text as 16.6 does ('2026-01-01' is a date) and
+    keeps the declared type as a hint that wins when every value fits it (a BOOLEAN of 0/1).
+    Engines with real result types keep them; a column they leave untyped is inferred too.
+    """
+    if backend == "sqlite":
+        return [
+            {"name": c, "type": "infer", **({"hint": k} if k else {}), **({"role": r} if r else {})}
+            for c, k, r in zip(columns, kinds, roles, strict=True)
+        ]
+    return [Header(name=c, type=k, role=r) for c, k, r in zip(columns, kinds, roles, strict=True) if k is not None]
 
 
 def _open(source: Any, schema: str | None, ctx: Any) -> Session:

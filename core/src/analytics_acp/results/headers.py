@@ -8,7 +8,7 @@ Every value leaves here as plain JSON (str, int, float, bool, None, dict, list):
 
 - integer/number: numeric text is parsed, Decimal becomes int (integral, integer type) or
   float, bool becomes 0/1; NaN and infinities become null; ints of any size are kept.
-- boolean: bool, 0/1 and the words true/false, t/f, yes/no, y/n, 1/0 (any case).
+- boolean: bool, 0/1 and the words of ``inference.BOOLEAN_WORDS`` (true/false, t/f, yes/no, y/n, any case) or 1/0.
 - date: ``YYYY-MM-DD``; date objects, ``YYYYMMDD`` text or int, ISO text; a datetime keeps its date part.
 - datetime: ISO 8601 UTC with milliseconds and ``Z`` (``2026-09-01T10:15:00.000Z``). Naive datetimes
   are taken as UTC, aware ones converted to UTC, dates become midnight, numbers are Unix
@@ -33,13 +33,14 @@ from typing import Any
 import orjson
 
 from ..constants import COLUMN_TYPES
+from .inference import FALSE_WORDS, TRUE_WORDS, infer_type
 
 Converter = Callable[[Any], Any]
 
 _UTC = _dt.UTC
 _EPOCH = _dt.datetime(1970, 1, 1)
-_TRUE = frozenset({"true", "t", "yes", "y", "1"})
-_FALSE = frozenset({"false", "f", "no", "n", "0"})
+_TRUE = TRUE_WORDS | {"1"}
+_FALSE = FALSE_WORDS | {"0"}
 _BYTES = (bytes, bytearray, memoryview)
 
 
@@ -134,19 +135,6 @@ def classify(value: Any) -> tuple[str | None, Any]:
         number = float(value)
         return ("number", number) if math.isfinite(number) else (None, None)
     return "string", str(value)
-
-
-def infer_type(kinds: set[str] | frozenset[str]) -> str:
-    """8.6 mixing rules over the kinds seen in a column."""
-    if not kinds:
-        return "string"
-    if len(kinds) == 1:
-        return next(iter(kinds))
-    if kinds == {"integer", "number"}:
-        return "number"
-    if kinds == {"date", "datetime"}:
-        return "datetime"
-    return "string"
 
 
 def _date_to_datetime(value: Any) -> Any:

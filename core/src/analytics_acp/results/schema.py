@@ -7,6 +7,9 @@ one...) and a converter call only when the value needs work. It is regenerated w
 column appears or an undeclared column shows its first value.
 
 Column order (8.6): declared headers first, in their order, then columns in order of appearance.
+A header ``{"name": ..., "type": "infer"}`` (optionally with a ``hint``) fixes the position of a
+column whose driver type says nothing (SQLite): it is typed from all its values, text included
+(see inferred.py).
 """
 
 from __future__ import annotations
@@ -27,6 +30,7 @@ from .headers import (
     inferring_converter,
     unconvertible_warning,
 )
+from .inferred import INFER, InferredColumn
 
 RowFn = Callable[[Any], dict[str, Any]]
 
@@ -45,7 +49,8 @@ class Column:
     kinds: set[str] = field(default_factory=set)
     convert: Converter | None = None
     fast: type | None = None  # class whose values pass unchanged
-    memo: dict[str, str] | None = None  # text -> converted text (declared date/datetime)
+    memo: dict[str, str] | None = None  # text -> converted text (declared date/datetime; inferred text)
+    inferred: InferredColumn | None = None  # a column marked "infer": kinds of its text, hint
 
 
 def unique_names(names: Sequence[Any]) -> list[str]:
@@ -77,7 +82,7 @@ def declared_headers(headers: Sequence[Header | dict[str, Any] | str] | None) ->
             name, header = item.name, item
         elif isinstance(item, Mapping) and "name" in item:
             name = str(item["name"])
-            header = Header.coerce(dict(item)) if item.get("type") else None
+            header = Header.coerce(dict(item)) if item.get("type") and item.get("type") != INFER else None
         else:
             raise ValueError(f"Invalid header {item!r}: give a Header, a {{name, type}} dict or a name.")
         if name in typed or name in order:
@@ -95,8 +100,11 @@ class TableSchema:
     def __init__(self, headers: Sequence[Any] | None, columns: Sequence[str] | None):
         order, typed = declared_headers(headers)
         self._extra_meta = {
-            str(h["name"]): h for h in headers or () if isinstance(h, Mapping) and "name" in h and not h.get("type")
+            str(h["name"]): h
+            for h in headers or ()
+            if isinstance(h, Mapping) and "name" in h and (not h.get("type") or h.get("type") == INFER)
         }
+        self._infer = {name: meta.get("hint") for name, meta in self._extra_meta.items() if meta.get("type") == INFER}
         self.columns: list[Column] = []
         self.by_name: dict[str, Column] = {}
         self.warnings: list[str] = []
@@ -126,6 +134,10 @@ class TableSchema:
             col.memo = {} if header.type in MEMO_TYPES else None
             col.convert = declared_converter(name, header.type, self._warn, col.memo)
             col.fast = IDENTITY_CLASS[header.type]
+        elif name in self._infer:
+            col.inferred = InferredColumn(col.kinds, self._infer[name])
+            col.memo = col.inferred.memo
+            col.convert = col.inferred.convert
         else:
             col.convert = inferring_converter(col.kinds)
         self.columns.append(col)
@@ -171,7 +183,8 @@ class TableSchema:
                 test = None
             if col.memo is not None:
                 namespace[f"m{j}"] = col.memo
-                items.append(f"{col.name!r}: m{j}.get({v}) or c{j}({v})")
+                lookup = f"(m{j}.get({v}) or c{j}({v}))"
+                items.append(f"{col.name!r}: {v} if {test} else {lookup}" if test else f"{col.name!r}: {lookup}")
                 continue
             items.append(f"{col.name!r}: {v} if {test} else c{j}({v})" if test else f"{col.name!r}: c{j}({v})")
         lines.append("    return {" + ", ".join(items) + "}")
@@ -183,6 +196,13 @@ class TableSchema:
         # An undeclared column whose first kind is string/integer/boolean/number gets the inline
         # test: values of that class pass unchanged and their kind is already recorded.
         for col in self.columns:
+            if col.inferred is not None:
+                fast = col.inferred.fast_class()
+                if fast is not col.fast:
+                    col.fast = fast
+                    col.memo = col.inferred.memo if fast is not str else None
+                    self.dirty = True
+                continue
             if col.declared is None and col.fast is None and len(col.kinds) == 1:
                 kind = next(iter(col.kinds))
                 fast = IDENTITY_CLASS.get(kind)
@@ -257,7 +277,7 @@ class TableSchema:
                     out.append(self._slow(r))
                     fn = self.row_function()
         self.rows_seen += len(raw)
-        if self.dirty or any(c.declared is None and c.fast is None and c.kinds for c in self.columns):
+        if self.dirty or any(c.declared is None and (c.fast is None or c.inferred is not None) and c.kinds for c in self.columns):
             self._learn_fast()
         return out
 
@@ -270,7 +290,7 @@ class TableSchema:
             if col.declared is not None:
                 headers.append(col.declared)
                 continue
-            final, fn = finalizer(col.kinds)
+            final, fn = col.inferred.finalizer() if col.inferred is not None else finalizer(col.kinds)
             meta = self._extra_meta.get(col.name, {})
             headers.append(Header(name=col.name, type=final, role=meta.get("role"), description=meta.get("description")))  # type: ignore[arg-type]
             if fn is not None:
