@@ -99,3 +99,19 @@ def test_bridge_sources_bad_entries_do_not_hide_good_ones(tmp_path, monkeypatch)
     assert all(k in by_index[5].error for k in ("row_limit", "field_limit", "cost_limit_usd"))
     assert "acp is required" in by_index[6].error
     assert "must be an object" in by_index[7].error
+
+
+def test_bridge_sources_whole_credentials_from_a_json_file(tmp_path):
+    """gcloud's application-default credentials file as the whole credentials object (GSC/GA4 authorized_user)."""
+    adc = {"type": "authorized_user", "client_id": "c.apps.googleusercontent.com", "client_secret": "adc-client-secret",
+           "refresh_token": "1//adc-refresh-token", "account": "", "quota_project_id": "p", "universe_domain": "googleapis.com"}
+    (tmp_path / "adc.json").write_text(json.dumps(adc), encoding="utf-8")
+    (tmp_path / "not-json.txt").write_text("plain text", encoding="utf-8")
+    path = write(tmp_path / "sources.json", {"sources": [
+        {"id": "gsc", "acp": "gsc", "credentials": {"file": "adc.json"}},
+        {"id": "bad", "acp": "gsc", "credentials": {"file": "not-json.txt"}},
+    ]})
+    good, bad = load_sources(path, tmp_path).sources
+    assert good.error is None and good.credentials == adc
+    assert "1//adc-refresh-token" in load_sources(path, tmp_path).secrets  # its leaves are secrets too
+    assert "must hold a JSON object" in bad.error

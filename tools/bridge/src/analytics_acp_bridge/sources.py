@@ -193,6 +193,17 @@ class _Resolver:
                         self.secrets.add(leaf)
 
 
+def _json_object(text: str, where: str) -> dict[str, Any]:
+    """The JSON object a whole-object reference points at (``"credentials": {"file": "adc.json"}``)."""
+    try:
+        value = json.loads(text)
+    except ValueError:
+        value = None
+    if not isinstance(value, dict):
+        raise ReferenceError_(f"{where}: a reference in place of the whole object must hold a JSON object.")
+    return value
+
+
 def _string_leaves(value: Any) -> list[str]:
     if isinstance(value, str):
         return [value]
@@ -278,7 +289,10 @@ def _parse_source(raw: Any, index: int, defaults: dict[str, Any], resolver: _Res
             continue
         resolver.literals = []
         try:
-            setattr(source, key, resolver.resolve(raw[key], f"{where}.{key}", secret))
+            value = resolver.resolve(raw[key], f"{where}.{key}", secret)
+            if isinstance(value, str):  # the whole object is one reference: a JSON file such as gcloud's ADC
+                value = _json_object(value, f"{where}.{key}")
+            setattr(source, key, value)
         except ReferenceError_ as exc:
             errors.append(str(exc))
         if secret:
