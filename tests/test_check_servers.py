@@ -118,3 +118,17 @@ def test_full_checklist_on_the_core_runtime_server(tmp_path):
     statuses = {i.item: i.status for i in items}
     assert statuses["package.starts"] == statuses["package.read_only_folder"] == "pass"
     assert statuses["handshake.capability"] == "pass" and statuses["results.skills"] == "pass"
+
+
+@pytest.mark.parametrize("flags,why", [(["--acp-version", "2.0"], "announces ACP 2.0"),
+                                       (["--no-acp"], "no capabilities.experimental.acp")])
+def test_check_sends_nothing_of_acp_to_a_server_without_acp_1(tmp_path, flags, why):
+    """4.3: the probe names why the server is plain MCP and sends it no credentials, _meta.acp or configure."""
+    record = tmp_path / "requests.jsonl"
+    secret = "HUNTER2-5c1d3f"
+    items = run_check(Target(folder=raw_folder(tmp_path, *flags)), credentials={"type": "api_key", "api_key": secret},
+                      env={"RAW_ACP_RECORD": str(record)}, timeout=30)
+    st, evidence = status(items, "package.starts")
+    assert st == "fail" and why in evidence and "plain MCP" in evidence
+    sent = record.read_text()
+    assert secret not in sent and "acp/configure" not in sent and '"_meta"' not in sent

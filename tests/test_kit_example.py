@@ -132,3 +132,19 @@ def test_kit_over_streamable_http_with_bearer_token(tmp_path):
     assert by_item["security.transport"].status == "n/a" and "loopback" in by_item["security.transport"].evidence
     assert by_item["catalog.selection"].status == "pass" and by_item["results.table_ref"].status == "pass"
     assert token not in format_table(results)
+
+
+def test_kit_sends_nothing_of_acp_to_another_major_version(tmp_path):
+    """4.3: a server announcing ACP 2.0 fails the handshake item and gets no credentials, _meta.acp or configure."""
+    raw = Path(__file__).parent / "build_fixtures" / "raw_acp_server.py"
+    record = tmp_path / "requests.jsonl"
+    secret = "HUNTER2-77aa01"
+    results = run_checklist([sys.executable, str(raw), "--acp-version", "2.0"], env={"RAW_ACP_RECORD": str(record)},
+                            credentials={"type": "api_key", "api_key": secret}, resource_id="x",
+                            sample_calls=[("hello", {})])
+    by_item = {r.item: r for r in results}
+    assert by_item["handshake.capability"].status == "fail"
+    assert "'2.0' is not 1.x" in by_item["handshake.capability"].evidence
+    sent = record.read_text()
+    assert secret not in sent and "acp/configure" not in sent and '"_meta"' not in sent
+    assert '"tools/call"' not in sent  # the run stops at the handshake: every other item would repeat it

@@ -2,11 +2,15 @@
 the install and check tests. Flags make it deliberately broken in one way each:
 
   --no-acp        do not announce capabilities.experimental.acp (a plain MCP server)
+  --acp-version V announce ACP version V (default 1.0; another major makes hosts use it as plain MCP, 4.3)
   --no-reserved   do not publish autocontext / autocontext_data
   --dirty         write a file inside its own folder on every tools/call (13.1 forbids it)
   --open-http     in HTTP mode, ignore ACP_HTTP_TOKEN (13.3 requires it)
   --name NAME     serverInfo.name (default tinyconn)
   --http --port N serve Streamable HTTP (requires ACP_HTTP_TOKEN when set, like 13.3)
+
+With RAW_ACP_RECORD=<file> every request it receives (method and params) is appended to that file
+as a JSON line, so tests can prove what a host sent it.
 """
 
 from __future__ import annotations
@@ -65,11 +69,15 @@ def build(args: argparse.Namespace) -> Server:
     server: Server = Server(args.name, version="0.0.1", on_list_tools=list_tools, on_call_tool=call_tool)
 
     async def handshake(ctx, call_next):
+        record = os.environ.get("RAW_ACP_RECORD")
+        if record:
+            with open(record, "a", encoding="utf-8") as out:
+                out.write(json.dumps({"method": ctx.method, "params": ctx.params}, default=str) + "\n")
         result = await call_next(ctx)
         if ctx.method == "initialize" and not args.no_acp:
             result = dict(result)
             caps = dict(result.get("capabilities") or {})
-            caps["experimental"] = {**(caps.get("experimental") or {}), "acp": CAPABILITY}
+            caps["experimental"] = {**(caps.get("experimental") or {}), "acp": {**CAPABILITY, "version": args.acp_version}}
             result["capabilities"] = caps
         return result
 
@@ -90,6 +98,7 @@ def main() -> int:
     for flag in ("--no-acp", "--no-reserved", "--dirty", "--http", "--open-http"):
         p.add_argument(flag, action="store_true")
     p.add_argument("--name", default="tinyconn")
+    p.add_argument("--acp-version", default="1.0")
     p.add_argument("--port", type=int, default=int(os.environ.get("ACP_PORT", "7413")))
     args = p.parse_args()
     server = build(args)

@@ -141,6 +141,7 @@ class ProbeResult:
     capability: dict[str, Any] | None
     server_info: dict[str, Any]
     tools: list[str]
+    plain_mcp_reason: str | None = None
     autocontext_data_error: str | None = None
 
 
@@ -169,7 +170,8 @@ async def probe(launch: Launch, *, env: dict[str, str] | None = None, timeout: f
                                          cwd=str(launch.cwd) if launch.cwd else None, errlog=errlog)
                 async with cm as client:
                     result = ProbeResult(client.server_capability, client.server_info,
-                                         [t["name"] for t in await client.list_tools()])
+                                         [t["name"] for t in await client.list_tools()],
+                                         plain_mcp_reason=client.plain_mcp_reason)
                     if call_autocontext_data and result.capability is not None and "autocontext_data" in result.tools:
                         answer = await client.call_tool("autocontext_data", {})
                         result.autocontext_data_error = answer.text[:300] if answer.is_error else None
@@ -181,8 +183,8 @@ async def probe(launch: Launch, *, env: dict[str, str] | None = None, timeout: f
             if isinstance(exc, KeyboardInterrupt | SystemExit):
                 raise
             raise ServerFailed(f"The server failed to start or answer: {_flatten(exc)}.{_tail(errlog)}") from None
-    if result.capability is None:
-        raise ServerFailed("The server does not announce capabilities.experimental.acp (4.2); it is not an ACP server.")
+    if result.capability is None:  # 4.3: absent or another major version; nothing of ACP was sent to it
+        raise ServerFailed(f"The server is not an ACP 1.x server: its {result.plain_mcp_reason}")
     if require_reserved:
         missing = [t for t in RESERVED_TOOLS if t not in result.tools]
         if missing:

@@ -36,6 +36,31 @@ FULL_HOST = {
 }
 
 
+class NotAcpServer(Exception):
+    """An ACP-only request (acp/configure) to a server used as plain MCP (4.3); nothing was sent."""
+
+
+def negotiate(initialize_result: dict[str, Any]) -> tuple[dict[str, Any] | None, str | None]:
+    """4.3 from the host's side: the server's usable ACP capability, or None and why it is plain MCP.
+
+    A server without ``capabilities.experimental.acp``, or announcing another major version than
+    this host's, is used as a plain MCP server: no ``_meta.acp``, no credentials, no ``acp/configure``.
+    """
+    exp = (initialize_result.get("capabilities") or {}).get("experimental") or {}
+    cap = exp.get(ACP_KEY) if isinstance(exp, dict) else None
+    if cap is None:
+        return None, "initialize has no capabilities.experimental.acp, so it is used as a plain MCP server (4.3)."
+    version = cap.get("version") if isinstance(cap, dict) else None
+    if not isinstance(version, str) or not version:
+        return None, "capabilities.experimental.acp has no version, so it is used as a plain MCP server (4.3)."
+    if version.split(".")[0] != ACP_PROTOCOL_VERSION.split(".")[0]:
+        return None, (
+            f"it announces ACP {version} and this host speaks ACP {ACP_PROTOCOL_VERSION}; a different major "
+            "version means it is used as a plain MCP server (4.3)."
+        )
+    return cap, None
+
+
 class ProtocolError(Exception):
     """A JSON-RPC error answer (e.g. -32016 from acp/configure)."""
 
@@ -191,6 +216,8 @@ class AcpClient:
         async with ClientSession(dispatcher=dispatcher, read_timeout_seconds=read_timeout) as session:
             client = cls(session, capability, token)
             await client._initialize()
+            if client.server_capability is None:
+                dispatcher.resolver = None  # 4.3: a plain MCP server gets no host tables either
             yield client
 
     async def _initialize(self) -> None:
@@ -211,10 +238,20 @@ class AcpClient:
 
     @property
     def server_capability(self) -> dict[str, Any] | None:
-        """capabilities.experimental.acp, or None for a plain MCP server (4.3)."""
+        """capabilities.experimental.acp when this host can use it, None for a server used as plain MCP (4.3)."""
+        return negotiate(self.initialize_result)[0]
+
+    @property
+    def announced_capability(self) -> dict[str, Any] | None:
+        """capabilities.experimental.acp exactly as announced (even another major version), or None."""
         exp = (self.initialize_result.get("capabilities") or {}).get("experimental") or {}
-        cap = exp.get(ACP_KEY)
+        cap = exp.get(ACP_KEY) if isinstance(exp, dict) else None
         return cap if isinstance(cap, dict) else None
+
+    @property
+    def plain_mcp_reason(self) -> str | None:
+        """Why this server is used as plain MCP (4.3), or None when ACP was negotiated."""
+        return negotiate(self.initialize_result)[1]
 
     @property
     def server_info(self) -> dict[str, Any]:
@@ -236,7 +273,13 @@ class AcpClient:
             raise ProtocolError(exc.code, exc.message, exc.data) from None
 
     async def configure(self, **params: Any) -> dict[str, Any]:
-        """acp/configure (5.1): returns ``{ok, effective}``; invalid input raises ProtocolError."""
+        """acp/configure (5.1): returns ``{ok, effective}``; invalid input raises ProtocolError.
+
+        Raises NotAcpServer, without sending anything, to a server used as plain MCP (4.3).
+        """
+        reason = self.plain_mcp_reason
+        if reason is not None:
+            raise NotAcpServer(f"acp/configure not sent: {self.server_info.get('name') or 'the server'}: {reason}")
         result = await self.raw_request("acp/configure", params)
         result.pop("_meta", None)
         return result
@@ -253,9 +296,13 @@ class AcpClient:
                 return tools
 
     async def call_tool(self, name: str, arguments: dict[str, Any] | None = None, meta: dict[str, Any] | None = None) -> ToolResult:
-        """tools/call with ``_meta.acp`` = ``meta``; returns the split result."""
+        """tools/call with ``_meta.acp`` = ``meta``; returns the split result.
+
+        To a server used as plain MCP (4.3) ``meta`` is never sent: it carries credentials and limits
+        that only an ACP 1.x server may receive.
+        """
         params: dict[str, Any] = {"name": name, "arguments": arguments or {}}
-        if meta is not None:
+        if meta is not None and self.server_capability is not None:
             params["_meta"] = {ACP_KEY: meta}
         # The raw path keeps the result as parsed JSON: nulls inside _meta.acp survive, and a big
         # system_data is not validated into a model and dumped back (the per-call cost, bench case 1).

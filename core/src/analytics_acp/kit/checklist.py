@@ -68,14 +68,16 @@ async def arun_checklist(
 async def _probe(run: Run) -> None:
     f = run.findings
     async with run.connect() as client:
-        run.capability = client.server_capability or {}
+        run.capability = client.announced_capability or {}
         run.server_info = client.server_info
         if client.instructions:
             run.texts.append(("instructions", client.instructions))
         run.tools = {t["name"]: t for t in await client.list_tools()}
         handshake.check_capability(run)
-        if not run.capability:
-            return  # not an ACP server: every other item would only repeat it
+        if client.server_capability is None:
+            # 4.3: not ACP 1.x, so the kit is a host that must send it no _meta.acp, credentials or configure;
+            # every other item would only repeat the handshake failure.
+            return
         handshake.check_tools(run)
         handshake.check_skills(run)
         if not run.samples:

@@ -25,7 +25,8 @@ def check_capability(run: Run) -> None:
     f.check("handshake.capability", not missing, f"fields present, version {cap.get('version')}",
             f"missing {', '.join(missing)}")
     if str(cap.get("version", "")).split(".")[0] != "1":
-        f.fail("handshake.capability", f"version {cap.get('version')!r} is not 1.x")
+        f.fail("handshake.capability", f"version {cap.get('version')!r} is not 1.x: an ACP 1.x host uses this "
+               "server as plain MCP and sends it no _meta.acp, credentials or acp/configure (4.3)")
     auto = cap.get("autocontext") or {}
     if not isinstance(auto.get("cache_ttl_s"), int) or not set(auto.get("delivery") or []) <= set(DELIVERY_MODES):
         f.fail("handshake.capability", f"autocontext needs cache_ttl_s and delivery ⊆ {DELIVERY_MODES}: {auto}")
