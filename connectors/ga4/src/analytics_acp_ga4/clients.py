@@ -1,0 +1,123 @@
+"""Google Analytics clients (REST transport), built on first use and reused per credential and endpoint.
+
+Credentials come from ``ctx`` (``_meta.acp`` / ``acp/configure``) through analytics_acp_google; the
+clients are kept in a small in-memory LRU keyed by a hash of (credentials, endpoint), so several
+accounts in one process never share a client and a client is not rebuilt for every page.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import threading
+from collections import OrderedDict
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+from analytics_acp import AcpError
+from analytics_acp_google.credentials import build_credentials
+from analytics_acp_google.endpoint import api_endpoint
+from analytics_acp_google.errors import to_acp_error
+from analytics_acp_google.retry import api_core_retry, request_timeout_s
+
+from .declaration import SCOPES
+
+_MAX_CLIENTS = 16
+_clients: OrderedDict[tuple[str, str], Any] = OrderedDict()
+_lock = threading.Lock()
+
+T = TypeVar("T")
+
+
+def _factory(kind: str) -> Callable[..., Any]:
+    if kind == "data":
+        from google.analytics.data_v1beta import BetaAnalyticsDataClient
+
+        return BetaAnalyticsDataClient
+    if kind == "data_alpha":
+        from google.analytics.data_v1alpha import AlphaAnalyticsDataClient
+
+        return AlphaAnalyticsDataClient
+    if kind == "admin":
+        from google.analytics.admin_v1beta import AnalyticsAdminServiceClient
+
+        return AnalyticsAdminServiceClient
+    if kind == "admin_alpha":
+        from google.analytics.admin_v1alpha import AnalyticsAdminServiceClient as AlphaAdmin
+
+        return AlphaAdmin
+    raise ValueError(kind)
+
+
+def _key(ctx: Any) -> str:
+    canonical = json.dumps([ctx.credentials, api_endpoint(ctx.config)], sort_keys=True, default=str)
+    return hashlib.sha256(canonical.encode()).hexdigest()
+
+
+def client(ctx: Any, kind: str = "data") -> Any:
+    """The ``kind`` client (data, data_alpha, admin, admin_alpha) for this call's credentials and api_endpoint."""
+    credentials = ctx.require_credentials()
+    key = (_key(ctx), kind)
+    with _lock:
+        found = _clients.get(key)
+        if found is not None:
+            _clients.move_to_end(key)
+            return found
+    creds = build_credentials(credentials, SCOPES)
+    endpoint = api_endpoint(ctx.config)
+    options = {"api_endpoint": endpoint} if endpoint else None
+    made = _factory(kind)(credentials=creds, transport="rest", client_options=options)
+    with _lock:
+        _clients[key] = made
+        while len(_clients) > _MAX_CLIENTS:
+            _clients.popitem(last=False)
+    return made
+
+
+class BadRequest(Exception):
+    """A 400 the caller wants to diagnose itself (unknown names, incompatible fields)."""
+
+    def __init__(self, exc: BaseException):
+        super().__init__(str(exc))
+        self.exc = exc
+
+
+def call(fn: Callable[..., T], request: Any, *, resource: str | None = None, ctx: Any = None, raw_400: bool = False) -> T:
+    """Call a client method with the bounded retry and timeout policy; failures become typed ACP errors.
+
+    A 403/404 on a property names the properties the credentials can see (12.1). With ``raw_400`` a 400
+    is raised as ``BadRequest`` for the caller to explain.
+    """
+    try:
+        return fn(request=request, retry=api_core_retry(), timeout=request_timeout_s())
+    except AcpError:
+        raise
+    except Exception as exc:
+        if raw_400 and _status(exc) == 400:
+            raise BadRequest(exc) from None
+        visible = _visible_properties(ctx) if ctx is not None and resource and _status(exc) in (403, 404) else None
+        raise to_acp_error(exc, resource=f"properties/{resource}" if resource else None, visible=visible) from None
+
+
+def _status(exc: BaseException) -> int | None:
+    code = getattr(exc, "code", None)
+    return code if isinstance(code, int) else None
+
+
+def _visible_properties(ctx: Any) -> str:
+    """'Store (987654321, account Client X), …' for the error message; never raises."""
+    try:
+        from .resources import account_properties
+
+        props = account_properties(ctx)
+    except Exception:
+        return "(the property list could not be read)"
+    if not props:
+        return "no GA4 property (grant the account Viewer access in GA4 Admin > Property access management)"
+    shown = ", ".join(f"{p['name']} ({p['id']}, account {p['account']})" for p in props[:10])
+    return shown + (f" and {len(props) - 10} more" if len(props) > 10 else "")
+
+
+def message_to_dict(message: Any) -> dict[str, Any]:
+    """A proto-plus message as a camelCase JSON dict (the API's own field names)."""
+    return type(message).to_dict(message, use_integers_for_enums=False, preserving_proto_field_name=False)

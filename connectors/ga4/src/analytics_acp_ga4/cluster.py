@@ -1,0 +1,98 @@
+"""run_report_by_regex_cluster: one dimension's values grouped by ordered regexes, metrics per cluster.
+
+Each cluster is its own filtered request (its regex AND NOT every earlier cluster's regex; '(other)'
+is NOT any of them), so GA4 computes every metric for the cluster itself: users are de-duplicated,
+rates and averages are exact. Nothing is ever summed across dimension values.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from analytics_acp import Extraction, Header, InvalidArguments
+
+from . import names
+from .report import describe, fetch_report, source
+from .request import check_regex, date_range, names_argument, window
+
+OTHER = "(other)"
+
+
+def _regex_expr(dimension: str, regex: str, case: bool) -> Any:
+    from google.analytics.data_v1beta import Filter, FilterExpression
+
+    return FilterExpression(filter=Filter(field_name=dimension, string_filter=Filter.StringFilter(
+        match_type=Filter.StringFilter.MatchType.PARTIAL_REGEXP, value=regex, case_sensitive=case)))
+
+
+def _cluster_filter(dimension: str, regexes: list[str], index: int | None, case: bool) -> Any:
+    """Cluster ``index`` (None = '(other)'): its regex and none of the earlier ones."""
+    from google.analytics.data_v1beta import FilterExpression, FilterExpressionList
+
+    earlier = regexes if index is None else regexes[:index]
+    parts = [] if index is None else [_regex_expr(dimension, regexes[index], case)]
+    parts += [FilterExpression(not_expression=_regex_expr(dimension, r, case)) for r in earlier]
+    return parts[0] if len(parts) == 1 else FilterExpression(and_group=FilterExpressionList(expressions=parts))
+
+
+def run_report_by_regex_cluster(arguments: dict[str, Any], ctx: Any) -> Extraction:
+    """The run_report_by_regex_cluster tool."""
+    property_id = ctx.resource_id
+    warnings: list[str] = []
+    dimension = arguments.get("dimension")
+    if not isinstance(dimension, str) or not dimension.strip():
+        raise InvalidArguments("'dimension' is required: the dimension whose values are clustered (e.g. pagePath).")
+    dimension = names.apply_aliases([dimension], "dimension", warnings)[0]
+    clusters = arguments.get("clusters")
+    if not isinstance(clusters, list) or not clusters:
+        raise InvalidArguments("'clusters' must be a non-empty list of {name, regex}.")
+    labels, regexes = [], []
+    for i, item in enumerate(clusters):
+        if not isinstance(item, dict) or not isinstance(item.get("name"), str) or not isinstance(item.get("regex"), str):
+            raise InvalidArguments(f"clusters[{i}] must be {{name, regex}} with two strings.")
+        check_regex(item["regex"], f"clusters[{i}].regex")
+        if item["name"] in labels or item["name"] == OTHER:
+            raise InvalidArguments(f"clusters[{i}]: the name {item['name']!r} is repeated or reserved.")
+        labels.append(item["name"])
+        regexes.append(item["regex"])
+    metrics = names.apply_aliases(names_argument(arguments, "metrics", required=True), "metric", warnings)
+    breakdown = names.apply_aliases(names_argument(arguments, "dimensions"), "dimension", warnings)
+    if dimension in breakdown:
+        raise InvalidArguments(f"'{dimension}' is the clustered dimension; do not repeat it in 'dimensions'.")
+    start, end, s, e = window(arguments)
+    case = bool(arguments.get("case_sensitive", False))
+    rows: list[list[Any]] = []
+    headers: list[Header] | None = None
+    totals: dict[str, Any] = {}
+    last = None
+    pages = 0
+    for index, label in [*enumerate(labels), (None, OTHER)]:
+        report = fetch_report(ctx, property_id, metrics=metrics, dimensions=breakdown, ranges=[date_range(start, end)],
+                              dim_filter=_cluster_filter(dimension, regexes, index, case), totals=not breakdown)
+        pages += report.pages
+        if headers is None:
+            headers = [Header(name="cluster", type="string", role="dimension",
+                              description=f"Cluster of {dimension} (first matching regex; '(other)' matches none)")] + report.headers
+        warnings += [w for w in report.warnings if w not in warnings]
+        if breakdown:
+            rows += [[label, *r] for r in report.rows]
+        elif report.totals:
+            # No breakdown: the cluster's row is the API's TOTAL of the filtered request (exact for users and rates).
+            values = report.totals[0]["values"]
+            if index is not None or any(values.get(m) for m in metrics):
+                rows.append([label, *(values.get(m) for m in metrics)])
+        last = report
+    assert headers is not None and last is not None
+    overall = fetch_report(ctx, property_id, metrics=metrics, dimensions=[], ranges=[date_range(start, end)], limit=1)
+    if overall.totals:
+        totals = overall.totals[0]["values"]
+    last.pages = pages + overall.pages
+    effective = {**arguments, "dimension": dimension, "metrics": metrics, "dimensions": breakdown, "start_date": start,
+                 "end_date": end}
+    desc = describe(property_id, metrics, ["cluster", *breakdown], {}) + (
+        f" Clusters of {dimension} by regex (first match wins): "
+        + "; ".join(f"{n} = /{r}/" for n, r in zip(labels, regexes, strict=True)) + "; (other) = the rest.")
+    return Extraction(rows=rows, columns=[h.name for h in headers], headers=headers, description=desc,
+                      title=f"GA4 {property_id} · {dimension} clusters · {start}→{end}", dates=[s, e],
+                      totals=totals or None, extra={"quota": last.quota} if last.quota else None, warnings=warnings,
+                      arguments=effective, source=source(property_id, "analyticsdata.v1beta.runReport", last))

@@ -1,0 +1,54 @@
+"""Hook implementations of the `ga4` connector (nothing else lives here).
+
+Start-up imports only declaration.py; the Google clients load on the first call that needs them.
+"""
+
+from __future__ import annotations
+
+from analytics_acp import hookimpl
+
+from . import declaration
+
+
+@hookimpl
+def connector_declaration():
+    """The connector's ConnectorInfo (4.2)."""
+    return declaration.connector_info()
+
+
+@hookimpl
+def register_tools(register):
+    """run_report, run_report_by_regex_cluster, compare_conversion_models, realtime, funnel, compatibility, metadata."""
+    for spec in declaration.tool_specs():
+        register(spec)
+
+
+@hookimpl
+def register_blocks(register):
+    """The twelve autocontext blocks of 15.1 step 3."""
+    for spec in declaration.block_specs():
+        register(spec)
+
+
+@hookimpl
+def list_resources(ctx):
+    """GA4 properties the credentials can see, from accountSummaries (6.3)."""
+    from .resources import list_resources as _list
+
+    return _list(ctx)
+
+
+@hookimpl
+def normalize_resource_id(resource_id, ctx):
+    """Accept properties/123, surrounding spaces and GA4 UI URLs containing p123 (6.1)."""
+    from .resources import normalize
+
+    return normalize(resource_id)
+
+
+@hookimpl
+def credential_identity(credentials):
+    """The service account email / Google account, so caches split per identity (7.4)."""
+    from analytics_acp_google.credentials import credential_identity as _identity
+
+    return _identity(credentials)

@@ -1,0 +1,270 @@
+"""run_report (8.2, 15.1): page by offset until rowCount rows are read, type the columns, keep the API's totals."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from analytics_acp import Extraction, Header, InvalidArguments, UpstreamError
+
+from . import names
+from .clients import BadRequest, call, client, message_to_dict
+from .request import date_range, dimension_filter, metric_filter, names_argument, order_bys, window
+from .typing_map import converter, dimension_header, metric_header
+
+PAGE_MAX = 250_000  # the Data API's largest page; it may return fewer rows per page
+
+
+@dataclass
+class Report:
+    """A report read to completion."""
+
+    headers: list[Header]
+    rows: list[list[Any]]
+    row_count: int
+    totals: list[dict[str, Any]] = field(default_factory=list)  # one per date range, typed, the API's TOTAL rows
+    quota: dict[str, Any] | None = None
+    warnings: list[str] = field(default_factory=list)
+    currency_code: str | None = None
+    time_zone: str | None = None
+    pages: int = 0
+
+    @property
+    def columns(self) -> list[str]:
+        return [h.name for h in self.headers]
+
+
+def _quota_merge(total: dict[str, Any] | None, page: dict[str, Any]) -> dict[str, Any]:
+    # Tokens consumed add up over pages; remaining is the last page's.
+    if not total:
+        return page
+    out = dict(page)
+    for bucket, value in page.items():
+        if isinstance(value, dict) and isinstance(total.get(bucket), dict):
+            out[bucket] = {**value, "consumed": int(total[bucket].get("consumed", 0)) + int(value.get("consumed", 0))}
+    return out
+
+
+def _metadata_warnings(meta: Any) -> list[str]:
+    out = []
+    if meta.data_loss_from_other_row:
+        out.append("Some dimension values were grouped into an '(other)' row because the property hit a cardinality "
+                   "limit; narrow the date range or the dimensions for exact rows.")
+    if meta.subject_to_thresholding:
+        out.append("GA4 applied thresholding (rows with few users withheld, e.g. with Google signals): row sums may be "
+                   "lower than the totals.")
+    for sample in meta.sampling_metadatas:
+        read, space = int(sample.samples_read_count), int(sample.sampling_space_size)
+        pct = f" ({100.0 * read / space:.1f}%)" if space else ""
+        out.append(f"GA4 sampled this report: {read} of {space} events read{pct}. Use shorter date ranges for unsampled data.")
+    restriction = meta.schema_restriction_response
+    if restriction and restriction.active_metric_restrictions:
+        restricted = ", ".join(r.metric_name for r in restriction.active_metric_restrictions)
+        out.append(f"Some metrics are restricted for these credentials and may be withheld: {restricted}.")
+    return out
+
+
+def diagnose_bad_request(ctx: Any, property_id: str, metrics: list[str], dimensions: list[str], exc: Any) -> None:
+    """After a 400: unknown names with close matches (metadata), or the clashing fields (checkCompatibility)."""
+    from analytics_acp_google.errors import scrub
+
+    meta = names.metadata(ctx, property_id)
+    unknown = names.unknown_names_error(metrics, dimensions, meta)
+    if unknown is not None:
+        raise unknown
+    clash = incompatible_fields(ctx, property_id, metrics, dimensions)
+    if clash:
+        raise InvalidArguments(f"These fields cannot be requested together: {', '.join(clash)} "
+                               f"(incompatible with the rest of the request). Remove them or call check_compatibility.",
+                               data={"incompatible": clash})
+    raise InvalidArguments(f"GA4 refused the request: {scrub(getattr(exc, 'message', str(exc)), 300)}")
+
+
+def incompatible_fields(ctx: Any, property_id: str, metrics: list[str], dimensions: list[str]) -> list[str]:
+    """Names checkCompatibility reports as INCOMPATIBLE with the request."""
+    from google.analytics.data_v1beta import CheckCompatibilityRequest, Dimension, Metric
+
+    data = client(ctx, "data")
+    req = CheckCompatibilityRequest(property=f"properties/{property_id}", dimensions=[Dimension(name=d) for d in dimensions],
+                                    metrics=[Metric(name=m) for m in metrics])
+    resp = call(data.check_compatibility, req, resource=property_id, ctx=ctx)
+    out = [c.dimension_metadata.api_name for c in resp.dimension_compatibilities if c.compatibility.name == "INCOMPATIBLE"]
+    out += [c.metric_metadata.api_name for c in resp.metric_compatibilities if c.compatibility.name == "INCOMPATIBLE"]
+    return out
+
+
+def fetch_report(ctx: Any, property_id: str, *, metrics: list[str], dimensions: list[str], ranges: list[Any],
+                 dim_filter: Any = None, met_filter: Any = None, orders: list[Any] | None = None, limit: int | None = None,
+                 keep_empty_rows: bool = False, currency_code: str | None = None, totals: bool = True) -> Report:
+    """Run a report and read every page (offset paging until rowCount or ``limit`` rows); a failing page fails the call."""
+    from google.analytics.data_v1beta import Dimension, Metric, MetricAggregation, RunReportRequest
+
+    data = client(ctx, "data")
+    base: dict[str, Any] = {
+        "property": f"properties/{property_id}", "dimensions": [Dimension(name=d) for d in dimensions],
+        "metrics": [Metric(name=m) for m in metrics], "date_ranges": ranges, "keep_empty_rows": keep_empty_rows,
+        "return_property_quota": True,
+    }
+    if dim_filter is not None:
+        base["dimension_filter"] = dim_filter
+    if met_filter is not None:
+        base["metric_filter"] = met_filter
+    if orders:
+        base["order_bys"] = orders
+    if currency_code:
+        base["currency_code"] = currency_code
+    report: Report | None = None
+    converters: list[Any] = []
+    offset = 0
+    while True:
+        want = PAGE_MAX if limit is None else min(PAGE_MAX, limit - offset)
+        extra = {"metric_aggregations": [MetricAggregation.TOTAL]} if (offset == 0 and totals) else {}
+        request = RunReportRequest(**base, offset=offset, limit=want, **extra)
+        try:
+            resp = call(data.run_report, request, resource=property_id, ctx=ctx, raw_400=True)
+        except BadRequest as bad:
+            diagnose_bad_request(ctx, property_id, metrics, dimensions, bad.exc)
+            raise  # pragma: no cover - diagnose always raises
+        pb = type(resp).pb(resp)  # raw protobuf: much faster than proto-plus wrappers for big pages
+        if report is None:
+            currency = pb.metadata.currency_code or None
+            headers = [dimension_header(h.name) for h in pb.dimension_headers]
+            headers += [metric_header(h.name, _metric_type_name(h.type_), currency) for h in pb.metric_headers]
+            converters = [converter(h) for h in headers]
+            report = Report(headers=headers, rows=[], row_count=pb.row_count, currency_code=currency,
+                            time_zone=pb.metadata.time_zone or None, warnings=_metadata_warnings(resp.metadata))
+            report.totals = _typed_totals(pb, headers, converters)
+        n_dims = len(pb.dimension_headers)
+        dim_conv, met_conv = converters[:n_dims], converters[n_dims:]
+        append = report.rows.append
+        for row in pb.rows:
+            append([f(v.value) for f, v in zip(dim_conv, row.dimension_values, strict=False)]
+                   + [f(v.value) for f, v in zip(met_conv, row.metric_values, strict=False)])
+        report.pages += 1
+        if pb.HasField("property_quota"):
+            report.quota = _quota_merge(report.quota, message_to_dict(resp.property_quota))
+        got = len(pb.rows)
+        offset += got
+        target = pb.row_count if limit is None else min(pb.row_count, limit)
+        if offset >= target:
+            break
+        if got == 0:
+            # Never present a partial table as whole (12.1).
+            raise UpstreamError(f"GA4 returned an empty page at offset {offset} of {pb.row_count} rows; the report "
+                                "changed while paging. Run it again.")
+    assert report is not None
+    return report
+
+
+def _metric_type_name(value: int) -> str:
+    from google.analytics.data_v1beta import MetricType
+
+    try:
+        return MetricType(value).name
+    except ValueError:
+        return "TYPE_FLOAT"
+
+
+def _typed_totals(pb: Any, headers: list[Header], converters: list[Any]) -> list[dict[str, Any]]:
+    n_dims = len(pb.dimension_headers)
+    names_ = [h.name for h in headers[n_dims:]]
+    out = []
+    for row in pb.totals:
+        values = {n: f(v.value) for n, f, v in zip(names_, converters[n_dims:], row.metric_values, strict=False)}
+        label = next((v.value for v in row.dimension_values if v.value and not v.value.startswith("RESERVED_")), None)
+        out.append({"range": label, "values": values})
+    return out
+
+
+def run_report(arguments: dict[str, Any], ctx: Any) -> Extraction:
+    """The run_report tool."""
+    property_id = ctx.resource_id
+    warnings: list[str] = []
+    metrics = names.apply_aliases(names_argument(arguments, "metrics", required=True), "metric", warnings)
+    dimensions = names.apply_aliases(names_argument(arguments, "dimensions"), "dimension", warnings)
+    if len(metrics) > 10 or len(dimensions) > 9:
+        raise InvalidArguments("GA4 allows at most 10 metrics and 9 dimensions per report; split the request.")
+    start, end, s, e = window(arguments)
+    effective = {**arguments, "metrics": metrics, "dimensions": dimensions, "start_date": start, "end_date": end}
+    ranges = [date_range(start, end)]
+    dates = [s, e]
+    compare = arguments.get("compare_start_date") or arguments.get("compare_end_date")
+    if compare:
+        if not (arguments.get("compare_start_date") and arguments.get("compare_end_date")):
+            raise InvalidArguments("Give both compare_start_date and compare_end_date for a second date range.")
+        cstart, cend, cs, ce = window(arguments, "compare_")
+        ranges = [date_range(start, end, "current"), date_range(cstart, cend, "compare")]
+        dates += [cs, ce]
+    limit = arguments.get("limit")
+    if limit is not None and (not isinstance(limit, int) or isinstance(limit, bool) or limit < 1):
+        raise InvalidArguments("'limit' must be a positive integer (rows to extract); leave it out for all rows.")
+
+    def dim_alias(name: str) -> str:
+        return names.apply_aliases([name], "dimension", warnings)[0]
+
+    def met_alias(name: str) -> str:
+        return names.apply_aliases([name], "metric", warnings)[0]
+
+    report = fetch_report(
+        ctx, property_id, metrics=metrics, dimensions=dimensions, ranges=ranges,
+        dim_filter=dimension_filter(arguments.get("dimension_filters"), dimension_aliases=dim_alias),
+        met_filter=metric_filter(arguments.get("metric_filters"), metric_aliases=met_alias),
+        orders=order_bys(arguments.get("order_bys"), metrics, dimensions), limit=limit,
+        keep_empty_rows=bool(arguments.get("keep_empty_rows", False)), currency_code=arguments.get("currency_code"),
+    )
+    warnings += report.warnings
+    if limit is not None and report.row_count > len(report.rows):
+        warnings.append(f"Extracted the first {len(report.rows)} of {report.row_count} rows (limit {limit}).")
+    totals, extra = _split_totals(report)
+    if report.quota:
+        extra["quota"] = report.quota
+    return Extraction(
+        rows=report.rows, columns=report.columns, headers=report.headers,
+        description=describe(property_id, metrics, dimensions, arguments, compare=dates[2:] if compare else None),
+        title=f"GA4 {property_id} · {start}→{end}", dates=dates, totals=totals or None, extra=extra or None,
+        warnings=warnings, arguments=effective,
+        source=source(property_id, "analyticsdata.v1beta.runReport", report),
+    )
+
+
+def _split_totals(report: Report) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Totals of the (first) date range for ``totals``; the comparison range's go to extra.compare_totals."""
+    if not report.totals:
+        return {}, {}
+    if len(report.totals) == 1:
+        return report.totals[0]["values"], {}
+    by_label = {t["range"]: t["values"] for t in report.totals}
+    current = by_label.get("current", report.totals[0]["values"])
+    other = by_label.get("compare", report.totals[-1]["values"])
+    return current, {"compare_totals": other}
+
+
+def describe(property_id: str, metrics: list[str], dimensions: list[str], arguments: dict[str, Any],
+             compare: list[str] | None = None) -> str:
+    """8.2's description: "GA4 property 123. Metrics: …. Dimensions: …. Filter: …"."""
+    parts = [f"GA4 property {property_id}.", f"Metrics: {', '.join(metrics)}."]
+    if dimensions:
+        parts.append(f"Dimensions: {', '.join(dimensions)}.")
+    filters = []
+    for key in ("dimension_filters", "metric_filters"):
+        if arguments.get(key):
+            filters.append(f"{key} {json.dumps(arguments[key], separators=(',', ':'), ensure_ascii=False)}")
+    if filters:
+        parts.append(f"Filter: {'; '.join(filters)}.")
+    if compare:
+        parts.append(f"Compared with {compare[0]}→{compare[1]} (dateRange column).")
+    return " ".join(parts)
+
+
+def source(property_id: str, api: str, report: Report) -> dict[str, Any]:
+    """system_info.source (8.4): property, API, rowCount, pages, currency, time zone, property_quota."""
+    out: dict[str, Any] = {"property": f"properties/{property_id}", "api": api, "row_count": report.row_count,
+                           "pages": report.pages}
+    if report.currency_code:
+        out["currency_code"] = report.currency_code
+    if report.time_zone:
+        out["time_zone"] = report.time_zone
+    if report.quota:
+        out["property_quota"] = report.quota
+    return out

@@ -1,0 +1,63 @@
+"""Resources: suggestions from accountSummaries (6.3) and resource_id normalization (6.1)."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from analytics_acp import Resource, ResourceNotFound
+
+_URL_PROPERTY = re.compile(r"(?:^|[/#?&=])p(\d{4,})(?:\b|/|$)")
+_PROPERTIES = re.compile(r"^properties/(\d+)$")
+
+
+def normalize(resource_id: str) -> str:
+    """``123``, ``properties/123``, `` 123 `` and GA4 UI URLs containing ``p123`` -> ``123``."""
+    text = str(resource_id).strip()
+    if text.isdigit():
+        return text
+    match = _PROPERTIES.match(text)
+    if match:
+        return match.group(1)
+    if "analytics.google.com" in text or text.startswith(("http://", "https://", "#/")):
+        found = _URL_PROPERTY.search(text)
+        if found:
+            return found.group(1)
+    raise ResourceNotFound(f"{text[:80]!r} is not a GA4 property id: use the numeric property id (e.g. 123456789), "
+                           "'properties/123456789' or a GA4 URL containing p123456789. Call autocontext without "
+                           "resource_id to list the properties these credentials can see.")
+
+
+def account_properties(ctx: Any) -> list[dict[str, Any]]:
+    """Every property of every account summary: {id, name, account, property_type, parent}."""
+    from google.analytics.admin_v1beta import ListAccountSummariesRequest
+
+    from .clients import call, client
+
+    admin = client(ctx, "admin")
+    pager = call(admin.list_account_summaries, ListAccountSummariesRequest(page_size=200))
+    out = []
+    for summary in pager:  # the pager follows nextPageToken with the same retry policy
+        for prop in summary.property_summaries:
+            out.append({"id": prop.property.split("/")[-1], "name": prop.display_name or prop.property,
+                        "account": summary.display_name or summary.account,
+                        "property_type": prop.property_type.name if prop.property_type else None,
+                        "parent": prop.parent})
+    return out
+
+
+def list_resources(ctx: Any) -> list[Resource]:
+    """Suggestions: name = property display name, group = account display name (6.3)."""
+    from analytics_acp_google.errors import to_acp_error
+
+    try:
+        props = account_properties(ctx)
+    except Exception as exc:
+        raise to_acp_error(exc) from None
+    out = []
+    for p in props:
+        kind = {"PROPERTY_TYPE_ORDINARY": "standard", "PROPERTY_TYPE_SUBPROPERTY": "subproperty",
+                "PROPERTY_TYPE_ROLLUP": "roll-up"}.get(p["property_type"] or "", None)
+        desc = f"GA4 {kind} property {p['id']} in account {p['account']}." if kind else f"GA4 property {p['id']} in account {p['account']}."
+        out.append(Resource(resource_id=p["id"], name=p["name"], group=p["account"], description=desc))
+    return out
