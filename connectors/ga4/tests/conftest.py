@@ -13,7 +13,8 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parents[1] / "google" / "tests"))
 sys.path.insert(0, str(HERE))
 
-from analytics_acp import CallContext, ClientInfo  # noqa: E402
+from analytics_acp import CallContext  # noqa: E402
+from analytics_acp.kit import make_ctx as kit_make_ctx  # noqa: E402
 from ga4fake import GA4Fake, Property  # noqa: E402
 from googlefakes import keys  # noqa: E402
 from googlefakes.oauth import TokenEndpoint  # noqa: E402
@@ -128,11 +129,11 @@ def sa_credentials(server) -> dict[str, Any]:
 
 @pytest.fixture
 def make_ctx(server, sa_credentials):
-    """CallContext built with the public constructor fields; the fake's URL as api_endpoint."""
+    """A CallContext from the kit's make_ctx (issue 13); the fake's URL as api_endpoint."""
 
     def make(tool: str = "run_report", resource_id: str | None = "123456789", credentials: dict[str, Any] | None = None,
              **kw: Any) -> CallContext:
-        return CallContext(connector_id="ga4", tool=tool, credentials=credentials or sa_credentials,
-                           config={"api_endpoint": server.url}, resource_id=resource_id, client=ClientInfo(acp=True), **kw)
+        return kit_make_ctx("ga4", tool, credentials=credentials or sa_credentials, config={"api_endpoint": server.url},
+                            resource_id=resource_id, **kw)
 
     return make

@@ -49,7 +49,8 @@ def _factory(kind: str) -> Callable[..., Any]:
     raise ValueError(kind)
 
 
-def _key(ctx: Any) -> str:
+def credentials_key(ctx: Any) -> str:
+    """A hash of (credentials, api_endpoint): what separates clients and in-memory caches of accounts."""
     canonical = json.dumps([ctx.credentials, api_endpoint(ctx.config)], sort_keys=True, default=str)
     return hashlib.sha256(canonical.encode()).hexdigest()
 
@@ -57,7 +58,7 @@ def _key(ctx: Any) -> str:
 def client(ctx: Any, kind: str = "data") -> Any:
     """The ``kind`` client (data, data_alpha, admin, admin_alpha) for this call's credentials and api_endpoint."""
     credentials = ctx.require_credentials()
-    key = (_key(ctx), kind)
+    key = (credentials_key(ctx), kind)
     with _lock:
         found = _clients.get(key)
         if found is not None:

@@ -62,7 +62,9 @@ def apply_aliases(names: list[str], kind: str, warnings: list[str]) -> list[str]
 
 def metadata(ctx: Any, property_id: str) -> dict[str, Any]:
     """{"dimensions": {apiName: {...}}, "metrics": {apiName: {...}}} of the property (custom ones included), cached 10 min."""
-    key = (ctx.credential_identity, property_id)
+    from .clients import credentials_key
+
+    key = (credentials_key(ctx), property_id)
     with _cache_lock:
         hit = _cache.get(key)
         if hit and time.monotonic() - hit[0] < METADATA_TTL_S:

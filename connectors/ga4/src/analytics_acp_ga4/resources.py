@@ -7,7 +7,8 @@ from typing import Any
 
 from analytics_acp import Resource, ResourceNotFound
 
-_URL_PROPERTY = re.compile(r"(?:^|[/#?&=])p(\d{4,})(?:\b|/|$)")
+# GA4 UI URLs carry the property as p<id>, alone (#/p123/...) or after the account (#/a1001p123/...).
+_URL_PROPERTY = re.compile(r"(?:^|[/#?&=]|a\d+)p(\d{4,})(?=\b|/|$)")
 _PROPERTIES = re.compile(r"^properties/(\d+)$")
 
 
