@@ -6,9 +6,8 @@ import sys
 
 import anyio
 from analytics_acp.host import AcpClient
+from ga4support import OTHER_EMAIL, SA_EMAIL
 from googlefakes import keys
-
-from conftest import OTHER_EMAIL, SA_EMAIL
 
 ENV = {"ANALYTICS_ACP_GOOGLE_DEADLINE_S": "3", "ANALYTICS_ACP_GOOGLE_TIMEOUT_S": "3"}
 

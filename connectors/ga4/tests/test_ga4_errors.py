@@ -5,10 +5,9 @@ from __future__ import annotations
 import pytest
 from analytics_acp import CredentialsInvalid, ResourceNotFound, UpstreamError
 from analytics_acp_ga4.report import run_report
+from ga4support import OTHER_EMAIL, SA_EMAIL, build_fake
 from googlefakes import keys
 from googlefakes.server import google_error
-
-from conftest import OTHER_EMAIL, SA_EMAIL, build_fake
 
 RR = r"/v1beta/properties/(\d+):runReport"
 ARGS = {"metrics": ["sessions"], "dimensions": ["date"]}

@@ -7,8 +7,7 @@ import datetime as dt
 import pytest
 from analytics_acp import InvalidArguments
 from analytics_acp_ga4.report import run_report
-
-from conftest import build_fake
+from ga4support import build_fake
 
 
 def _rr(server):
