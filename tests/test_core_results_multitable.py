@@ -4,7 +4,8 @@ import orjson
 import pytest
 from analytics_acp.declarations import CatalogEntry, Header, ModelView, MultiExtraction, TableOutput
 from analytics_acp.errors import UpstreamError
-from analytics_acp.results import BuildSettings, build_multitable, read_table_uri
+from analytics_acp.results import BuildSettings, build_multitable
+from analytics_acp.tablefile import read_table_uri
 
 CATALOG = [
     CatalogEntry("ga4_hits", "GA4 hits", group="GA4"),

@@ -7,16 +7,10 @@ from pathlib import Path
 
 import orjson
 import pytest
+from analytics_acp import tablefile
 from analytics_acp.declarations import Extraction, Header
-from analytics_acp.results import (
-    BuildSettings,
-    build_extraction,
-    iter_table_uri,
-    read_table_uri,
-    tablefile,
-    write_table_file,
-)
-from analytics_acp.results.tablefile import uri_path
+from analytics_acp.results import BuildSettings, build_extraction
+from analytics_acp.tablefile import iter_table_uri, read_table_uri, uri_path, write_table_file
 
 
 def rows_gen(total, start=0):
@@ -204,7 +198,7 @@ def test_big_integers_survive_the_file_and_the_second_pass(tmp_path):
     big = 2**70 + 1
     declared = build([{"n": big}] + [{"n": i} for i in range(3000)], headers=[Header("n", "integer")],
                      inline_max_bytes=1000, tmp_dir=tmp_path)
-    table = read_table_uri(declared.system_data["table_uri"], exact_ints=True)
+    table = read_table_uri(declared.system_data["table_uri"])
     assert table[0]["n"] == big and type(table[0]["n"]) is int
     mixed = build([{"n": big}] + [{"n": i} for i in range(3000)] + [{"n": "x"}], headers=None,
                   inline_max_bytes=1000, tmp_dir=tmp_path)

@@ -257,7 +257,9 @@ def pyinstaller_args(source: ConnectorSource, settings: BuildSettings, declarati
             "--distpath", str(stage / "dist"), "--workpath", str(stage / "pyi"), "--specpath", str(stage),
             "--hidden-import", source.plugin_module,
             # The connector's own lazily imported modules (heavy imports happen on first use).
-            "--collect-submodules", source.plugin_module.rsplit(".", 1)[0]]
+            "--collect-submodules", source.plugin_module.rsplit(".", 1)[0],
+            # ijson picks its backend with importlib (the core's table-file reader, foreign layouts).
+            "--hidden-import", "ijson.backends.yajl2_c", "--hidden-import", "ijson.backends.python"]
     others = [f"analytics_acp_{c}" for c in list_connectors() if c != source.id]
     for mod in [*settings.excludes, *others]:
         args += ["--exclude-module", mod]

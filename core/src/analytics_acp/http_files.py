@@ -5,7 +5,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
-from urllib.parse import unquote, urlparse
+
+from .tablefile import uri_path
 
 
 def map_files(system_data: dict[str, Any], file_url: Callable[[Path], str]) -> dict[str, Any]:
@@ -14,7 +15,7 @@ def map_files(system_data: dict[str, Any], file_url: Callable[[Path], str]) -> d
     def fix(part: dict[str, Any]) -> dict[str, Any]:
         uri = part.get("table_uri")
         if isinstance(uri, str) and uri.startswith("file://"):
-            part = {**part, "table_uri": file_url(Path(unquote(urlparse(uri).path)))}
+            part = {**part, "table_uri": file_url(uri_path(uri))}
         return part
 
     system_data = fix(system_data)

@@ -33,6 +33,7 @@ from .errors import AcpError, UpstreamError, error_from_payload
 from .plugins import LoadedConnector
 from .requestids import ScreenedLines
 from .runtime_tools import capability, tool_list
+from .tablefile import read_table_uri
 
 log = logging.getLogger("analytics_acp")
 _SESSION_KEY = "analytics_acp.session"
@@ -189,8 +190,6 @@ async def _read_table(ctx: Any, ref: str, call_id: str | None) -> HostTable:
 
 def load_host_table(ref: str, data: dict[str, Any]) -> HostTable:
     """An AcpHostTable (inline or file) as a HostTable with all rows (8.8)."""
-    from .results import read_table_uri
-
     headers = list(data.get("headers") or [])
     if data.get("format") == "file" or data.get("table_uri"):
         uri = data.get("table_uri")

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import urllib.request
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
-from urllib.parse import unquote, urlparse
+from urllib.parse import urlparse
 
 import orjson
+
+from ..tablefile import read_table_uri
 
 
 @dataclass
@@ -32,11 +33,7 @@ def fetch_table_uri(uri: str, *, http_token: str | None = None, delete: bool = T
     """Read a table_uri: file:// (then delete it, 8.5 'SHOULD delete') or a one-time http(s) URL."""
     parsed = urlparse(uri)
     if parsed.scheme == "file":
-        path = Path(unquote(parsed.path))
-        rows = orjson.loads(path.read_bytes())
-        if delete:
-            path.unlink(missing_ok=True)
-        return rows
+        return read_table_uri(uri, delete=delete)
     if parsed.scheme in ("http", "https"):
         request = urllib.request.Request(uri)
         if http_token:

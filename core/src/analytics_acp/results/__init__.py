@@ -3,7 +3,7 @@
 The runtime calls ``build_extraction`` / ``build_multitable`` with the effective
 ``BuildSettings`` of a call and wraps the returned ``Built`` into the three parts of a
 tool result. ``resolve_selection`` and ``tables_argument_schema`` implement the table
-catalog (8.7); ``read_table_uri`` / ``iter_table_uri`` read ``file://`` tables (host side).
+catalog (8.7). Table files (8.5) live in ``analytics_acp.tablefile``.
 """
 
 from .extraction import build_extraction
@@ -14,7 +14,6 @@ from .sampling import SpreadSampler, sample, select_indices
 from .selection import catalog_for_tool, resolve_selection, tables_argument_schema
 from .settings import BuildSettings, Built
 from .table import TableResult, build_table
-from .tablefile import iter_table_uri, read_table_uri, results_dir, write_table_file
 
 __all__ = [
     "BuildSettings",
@@ -27,16 +26,12 @@ __all__ = [
     "catalog_for_tool",
     "extraction_notice",
     "infer_type",
-    "iter_table_uri",
     "not_extracted_notice",
     "plain_json",
-    "read_table_uri",
     "resolve_selection",
-    "results_dir",
     "sample",
     "select_indices",
     "table_notice",
     "tables_argument_schema",
     "tables_notice",
-    "write_table_file",
 ]

@@ -21,9 +21,9 @@ from pathlib import Path
 from typing import Any
 
 from ..declarations import Header
+from ..tablefile import TableFileWriter, dumps, file_uri
 from .sampling import SpreadSampler, check_mode, select_indices
 from .schema import TableSchema, row_finisher
-from .tablefile import TableFileWriter, dumps, file_uri
 
 _MAX_BATCH = 4096
 _FILE_BATCH_BYTES = 1 << 20

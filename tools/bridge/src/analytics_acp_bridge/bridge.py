@@ -17,6 +17,7 @@ import anyio
 import anyio.abc
 from analytics_acp.errors import AcpError, InvalidArguments, UpstreamError, error_from_payload
 from analytics_acp.host import ProtocolError, ToolResult
+from analytics_acp.tablefile import uri_path
 
 from . import own_tools
 from .discovery import AcpLaunch, discover
@@ -139,7 +140,7 @@ class Bridge:
     async def _resolve(self, ref: str, call_id: str | None) -> dict[str, Any]:
         wire = await anyio.to_thread.run_sync(self.store.table_wire, ref, self.tmp / "read", self.inline_max_bytes)
         if wire.get("format") == "file" and call_id:
-            self._read_files.setdefault(call_id, []).append(Path(wire["table_uri"][len("file://"):]))
+            self._read_files.setdefault(call_id, []).append(uri_path(wire["table_uri"]))
         return wire
 
     # ----- calls -----

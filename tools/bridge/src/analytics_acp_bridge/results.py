@@ -1,7 +1,7 @@
 """What the bridge does with an ACP result (11.3, 16.5, 16.6, 8.10).
 
 Every non-empty table of system_data becomes a dataset (one per table for ``format: "tables"``,
-the manifest never), streamed from inline rows or from the ``file://`` JSON the server wrote (filetable.py),
+the manifest never), streamed from inline rows or from the ``file://`` JSON the server wrote (analytics_acp.tablefile),
 so a million-row table never sits in memory. The model is told where each table landed.
 Artifacts: ``screenshot_path`` becomes an image block, ``pdf_path``/``download_path`` are
 copied into acp-data/files/.
@@ -16,7 +16,9 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlparse
 
-from .filetable import iter_file_rows
+from analytics_acp.host import fetch_table_uri
+from analytics_acp.tablefile import iter_file_rows, uri_path
+
 from .store import DatasetStore
 
 MAX_IMAGE_BYTES = 4 * 1024 * 1024  # 8.10: the host MAY skip larger screenshots
@@ -45,15 +47,11 @@ def iter_rows(part: dict[str, Any], owned_dir: Path | None, http_token: str | No
         return
     parsed = urlparse(str(uri))
     if parsed.scheme in ("http", "https"):
-        from analytics_acp.host import fetch_table_uri
-
         yield from fetch_table_uri(str(uri), http_token=http_token)
         return
     if parsed.scheme != "file":
         raise ValueError(f"unsupported table_uri scheme {parsed.scheme!r}")
-    from analytics_acp.results.tablefile import uri_path  # Windows drive letters included
-
-    path = uri_path(str(uri))
+    path = uri_path(str(uri))  # Windows drive letters included
     yield from iter_file_rows(path)
     # 8.5: the host SHOULD delete the file once read; only files in the server's tmp dir we gave it.
     if owned_dir is not None and path.resolve().is_relative_to(owned_dir.resolve()):

@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from analytics_acp.errors import TableNotFound
+from analytics_acp.tablefile import TableFileWriter, file_uri
 from sqlglot.tokens import Tokenizer
 
 from . import csvtypes, csvwrite
@@ -315,16 +316,9 @@ class DatasetStore:
         if dataset.path.stat().st_size <= inline_max_bytes:
             table = list(self.iter_records(dataset))
             return {"format": "inline", "row_count": len(table), "headers": headers, "table": table}
-        tmp_dir.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=tmp_dir, prefix=f"read-{dataset.id}-", suffix=".json")
-        count = 0
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write("[")
-            for record in self.iter_records(dataset):
-                handle.write(("," if count else "") + json.dumps(record, ensure_ascii=False))
-                count += 1
-            handle.write("]")
-        return {"format": "file", "row_count": count, "headers": headers, "table_uri": Path(tmp).resolve().as_uri()}
+        writer = TableFileWriter(tmp_dir, prefix=f"read-{dataset.id}")  # atomic, the core's layout (8.5)
+        path = writer.write_all(self.iter_records(dataset))
+        return {"format": "file", "row_count": writer.rows, "headers": headers, "table_uri": file_uri(path)}
 
 
 def _read_meta(path: Path) -> dict[str, Any] | None:
