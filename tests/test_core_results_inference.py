@@ -9,8 +9,9 @@ from __future__ import annotations
 import random
 
 import pytest
-from analytics_acp.results import build_table, read_table_uri
+from analytics_acp.results import build_table
 from analytics_acp.results.inference import TEXT_CHECKS, TextTypeGuess, infer_type, text_kind
+from analytics_acp.tablefile import read_table_uri
 
 SAMPLES = ["0", "7", "-3", "+12", "007", "1.5", "-0.25", "1e3", ".5", "01.5", "true", "FALSE", "yes", "N", "2026-07-01",
            "2026-13-01", "2026-07-01T10:00:00", "2026-07-01 10:00:00Z", "abc", "", "nan", "inf", "1,5", "٣"]

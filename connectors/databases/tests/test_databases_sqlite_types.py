@@ -15,9 +15,9 @@ import sqlite3
 import sys
 
 import pytest
-from analytics_acp.results import read_table_uri
 from analytics_acp.results.extraction import build_extraction
 from analytics_acp.results.settings import BuildSettings
+from analytics_acp.tablefile import read_table_uri
 from analytics_acp_databases.execute import run_execute_sql
 
 
