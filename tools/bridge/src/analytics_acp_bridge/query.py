@@ -19,6 +19,7 @@ from typing import Any
 
 import sqlglot
 from analytics_acp.errors import InvalidArguments, ReadOnlyViolation
+from analytics_acp.results.inference import FALSE_WORDS, TRUE_WORDS
 from sqlglot import exp
 from sqlglot.errors import ParseError, TokenError
 from sqlglot.tokens import TokenType
@@ -96,11 +97,19 @@ def _quote(name: str) -> str:
     return '"' + name.replace('"', '""') + '"'
 
 
+_TRUE_SQL = ", ".join(f"'{w}'" for w in sorted(TRUE_WORDS | {"1"}))
+_FALSE_SQL = ", ".join(f"'{w}'" for w in sorted(FALSE_WORDS | {"0"}))
+
+
 def _cell_sql(index: int, kind: str) -> str:
-    """SQL for one inserted CSV cell: empty is NULL, booleans become 0/1; SQLite's column affinity
-    turns numeric text into INTEGER/REAL values, so rows go in without per-cell Python work."""
+    """SQL for one inserted CSV cell: empty is NULL, booleans become 0/1 (the core's boolean words);
+    SQLite's column affinity turns numeric text into INTEGER/REAL values, so rows go in without
+    per-cell Python work."""
     if kind == "boolean":
-        return f"CASE lower(?{index}) WHEN 'true' THEN 1 WHEN 'false' THEN 0 ELSE NULLIF(?{index}, '') END"
+        return (
+            f"CASE WHEN lower(?{index}) IN ({_TRUE_SQL}) THEN 1 WHEN lower(?{index}) IN ({_FALSE_SQL}) THEN 0 "
+            f"ELSE NULLIF(?{index}, '') END"
+        )
     return f"NULLIF(?{index}, '')"
 
 
