@@ -1,0 +1,132 @@
+"""The google-cloud-bigquery Client of a call: credentials in memory, api_endpoint, bounded retries.
+
+Clients are kept in memory per (hash of the whole credentials, endpoint, billing project), so the
+access token derived from a service account is reused within a session (10.1.3 allows in-memory
+derived-token caches keyed by credential identity); nothing is written anywhere.
+Google's own defaults retry for 600 s: every call here passes ``retry()`` (the shared deadline,
+seconds) and ``timeout()`` (per request).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import threading
+from collections import OrderedDict
+from typing import Any
+
+from analytics_acp import ResourceRequired
+
+from .resource_ids import BqRef, parse
+
+SCOPES = ["https://www.googleapis.com/auth/bigquery"]
+_MAX_CLIENTS = 8
+_clients: OrderedDict[str, Any] = OrderedDict()
+_lock = threading.Lock()
+
+
+def call_ref(ctx: Any) -> BqRef | None:
+    """The call's resource as a BqRef (None when the call has none)."""
+    return parse(ctx.resource_id) if ctx.resource_id else None
+
+
+def billing_project(ctx: Any, ref: BqRef | None) -> str:
+    """Where jobs run: config.billing_project, else the resource's project, else the credentials' own project."""
+    config = ctx.config or {}
+    chosen = str(config.get("billing_project") or "").strip()
+    if chosen:
+        return chosen
+    if ref is not None:
+        return ref.project
+    own = _credentials_project(ctx.credentials or {})
+    if own:
+        return own
+    raise ResourceRequired(
+        "Pass resource_id (<project>[.<dataset>[.<table>]]) or ask the user to set billing_project; "
+        "call autocontext without resource_id to list the projects."
+    )
+
+
+def _credentials_project(credentials: dict[str, Any]) -> str | None:
+    if credentials.get("type") == "service_account":
+        try:
+            return json.loads(credentials.get("service_account") or "{}").get("project_id")
+        except (ValueError, AttributeError):
+            return None
+    return credentials.get("quota_project_id") or None
+
+
+def location(ctx: Any) -> str | None:
+    """config.location, or None to let BigQuery use the data's own location."""
+    return str((ctx.config or {}).get("location") or "").strip() or None
+
+
+def job_timeout_s() -> float:
+    """How long a query job may run before it is cancelled (env ANALYTICS_ACP_BIGQUERY_JOB_TIMEOUT_S, default 300)."""
+    try:
+        return max(1.0, float(os.environ.get("ANALYTICS_ACP_BIGQUERY_JOB_TIMEOUT_S", "300")))
+    except ValueError:
+        return 300.0
+
+
+def retry() -> Any:
+    """BigQuery's own retry predicate (backendError, rateLimitExceeded, internalError, connection errors)
+    with the shared short deadline instead of 600 s. A failed job (bytesBilledLimitExceeded) is never retried."""
+    from analytics_acp_google.retry import deadline_s
+    from google.cloud.bigquery.retry import DEFAULT_RETRY
+
+    return DEFAULT_RETRY.with_deadline(deadline_s())
+
+
+def timeout() -> float:
+    """Per-request transport timeout (shared setting)."""
+    from analytics_acp_google.retry import request_timeout_s
+
+    return request_timeout_s()
+
+
+def client_for(ctx: Any, project: str) -> Any:
+    """A bigquery.Client for the call's credentials, endpoint and billing project (cached in memory)."""
+    from analytics_acp_google.endpoint import api_endpoint
+
+    credentials = ctx.require_credentials()
+    endpoint = api_endpoint(ctx.config or {})
+    digest = hashlib.sha256(json.dumps(credentials, sort_keys=True, default=str).encode()).hexdigest()
+    key = f"{digest}|{endpoint or ''}|{project}"
+    with _lock:
+        client = _clients.get(key)
+        if client is not None:
+            _clients.move_to_end(key)
+            return client
+    client = _make(credentials, endpoint, project)
+    with _lock:
+        _clients[key] = client
+        while len(_clients) > _MAX_CLIENTS:
+            _, old = _clients.popitem(last=False)
+            _close(old)
+    return client
+
+
+def _make(credentials: dict[str, Any], endpoint: str | None, project: str) -> Any:
+    from analytics_acp_google.credentials import build_credentials
+    from google.cloud import bigquery
+
+    options = {"api_endpoint": endpoint} if endpoint else None
+    return bigquery.Client(project=project, credentials=build_credentials(credentials, SCOPES), client_options=options)
+
+
+def _close(client: Any) -> None:
+    try:
+        client.close()
+    except Exception:
+        pass
+
+
+def close_all() -> None:
+    """Close every cached client (connector_shutdown)."""
+    with _lock:
+        clients = list(_clients.values())
+        _clients.clear()
+    for c in clients:
+        _close(c)
