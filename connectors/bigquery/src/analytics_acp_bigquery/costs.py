@@ -58,8 +58,9 @@ def human_bytes(nbytes: int | None) -> str:
     value = float(nbytes or 0)
     if value < 1024:
         return f"{int(value)} B"
-    for unit in ("KB", "MB", "GB", "TB"):
+    units = ["KB", "MB", "GB", "TB"]
+    value /= 1024
+    while value >= 1024 and len(units) > 1:
         value /= 1024
-        if value < 1024:
-            break
-    return f"{value:.1f} {unit}"
+        units.pop(0)
+    return f"{value:.1f} {units[0]}"

@@ -13,8 +13,8 @@ from analytics_acp import Info
 
 from . import client as bq
 from . import costs, dryrun
-from .preflight import query_of
 from .errors import engine_message
+from .preflight import query_of
 from .sharding import collapse_referenced
 
 _POSITION = re.compile(r"\[(\d+):(\d+)\]")

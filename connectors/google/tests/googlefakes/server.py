@@ -32,7 +32,8 @@ class Request:
     match: re.Match[str] | None = field(default=None, repr=False)
 
 
-Handler = Callable[[Request], tuple[int, Any]]
+# A handler returns (status, json body), or (status, json body, extra response headers).
+Handler = Callable[[Request], tuple[Any, ...]]
 
 HANG = object()
 
@@ -194,6 +195,7 @@ class FakeServer:
             self.requests.append(req)
             route = next((r for r in self.routes if r.method == h.command and r.pattern.fullmatch(parts.path)), None)
             fault = route.faults.pop(0) if route and route.faults else None
+        extra: dict[str, str] = {}
         if route is None:
             status, payload = 404, google_error(404, f"No fake route for {h.command} {parts.path}")
         elif fault is HANG:
@@ -206,7 +208,8 @@ class FakeServer:
         else:
             req.match = route.pattern.fullmatch(parts.path)
             try:
-                status, payload = route.handler(req)
+                status, payload, *more = route.handler(req)
+                extra = dict(more[0]) if more else {}
             except Exception as exc:  # a bug in a fake shows as a 500 with its text, not a dropped socket
                 status, payload = 500, google_error(500, f"fake handler error: {type(exc).__name__}: {exc}")
         data = json.dumps(payload).encode()
@@ -214,6 +217,8 @@ class FakeServer:
             h.send_response(status)
             h.send_header("Content-Type", "application/json; charset=UTF-8")
             h.send_header("Content-Length", str(len(data)))
+            for name, value in extra.items():
+                h.send_header(name, value)
             h.end_headers()
             h.wfile.write(data)
         except (BrokenPipeError, ConnectionResetError):

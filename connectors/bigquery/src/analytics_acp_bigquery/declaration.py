@@ -1,0 +1,235 @@
+"""What the `bigquery` connector declares: identity, setup schemas (5.5.1), resource_id (6.1), cost (9.1), tools, blocks.
+
+Imports nothing heavy: plugin.py loads it at start-up, and google-cloud-bigquery loads on the
+first call through the thin wrappers below.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from analytics_acp import BlockSpec, ConnectorInfo, CostSpec, Defaults, ResourceIdSpec, ToolSpec
+from analytics_acp.constants import ACP_INPUT_ANNOTATION, ACP_INPUT_TABLE_REF
+from analytics_acp_google.schemas import api_endpoint_property, credentials_schema
+
+from .client import SCOPES
+from .costs import DEFAULT_PRICE_PER_TIB_USD
+from .resource_ids import LEVELS
+
+VERSION = "0.1.0"
+PACKAGE_DIR = Path(__file__).resolve().parents[2]
+
+RESOURCE_DESCRIPTION = (
+    "BigQuery project, dataset or table as <project>[.<dataset>[.<table>]]; a table may be a wildcard such as "
+    "events_* (date-sharded tables). Backticks, '/' separators and domain-scoped projects (example.com:project) are accepted."
+)
+
+CONFIG_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "location": {
+            "type": "string",
+            "title": "Location",
+            "description": "Job location. Empty: the dataset location.",
+            "examples": ["EU", "US", "europe-west1"],
+        },
+        "billing_project": {
+            "type": "string",
+            "title": "Billing project",
+            "description": "Project where query and load jobs run and are billed. Empty: the resource's project.",
+        },
+        "price_per_tib_usd": {
+            "type": "number",
+            "title": "Price per TiB (USD)",
+            "description": "On-demand price used for estimates and for the maximumBytesBilled cap. 0: no per-byte billing (reservations).",
+            "default": DEFAULT_PRICE_PER_TIB_USD,
+            "minimum": 0,
+        },
+        "access_mode": {
+            "type": "string",
+            "title": "Access mode",
+            "description": "onlyRead: queries only. readAndOnlyAdd: load_rows may also create tables and append rows.",
+            "enum": ["onlyRead", "readAndOnlyAdd"],
+            "enumNames": ["Read only", "Read and add"],
+            "default": "onlyRead",
+        },
+        "table_rules": {
+            "type": "string",
+            "title": "Table rules",
+            "description": 'JSON list of {"pattern": "<regex>", "mode": "<access_mode>"}; the first pattern found in the target table id (<project>.<dataset>.<table>) wins.',
+            "contentMediaType": "application/json",
+            "examples": ['[{"pattern": "\\\\.sandbox\\\\.", "mode": "readAndOnlyAdd"}]'],
+        },
+        "api_endpoint": api_endpoint_property(),
+    },
+    "required": [],
+}
+
+INSTRUCTIONS = (
+    "Google BigQuery with a hard cost cap. Queries are billed by bytes scanned: call validate_query first to see the "
+    "statement type, bytes and estimated cost against the limit, then execute_query. Select only the columns you need, "
+    "filter partitioned tables by their partition column and date-sharded tables (events_*) with _TABLE_SUFFIX "
+    "BETWEEN 'YYYYMMDD' AND 'YYYYMMDD'; LIMIT does not reduce the bytes scanned. Only SELECT statements run. "
+    "Call autocontext for a dataset to see its tables, shards and schemas. The full result is stored by the host."
+)
+
+EXECUTE_DESCRIPTION = (
+    "Run one read-only GoogleSQL SELECT in BigQuery and extract the full result. A dry run checks it first: anything "
+    "but SELECT is refused, and a query whose estimated cost exceeds the cost limit is refused with how to narrow it. "
+    "Use {{start_date}} and {{end_date}} for the date window, e.g. WHERE _TABLE_SUFFIX BETWEEN "
+    "FORMAT_DATE('%Y%m%d', '{{start_date}}') AND FORMAT_DATE('%Y%m%d', '{{end_date}}')."
+)
+
+VALIDATE_DESCRIPTION = (
+    "Dry-run a query without running it (free): validity with BigQuery's error and position, statement type, "
+    "read-only, bytes processed, estimated cost against the cost limit, referenced tables and the result schema."
+)
+
+LOAD_DESCRIPTION = (
+    "Append the rows of a host dataset (table_ref) to a BigQuery table with a load job (WRITE_APPEND, never replace). "
+    "The rows are read from the host, never passed in arguments. Needs access_mode readAndOnlyAdd or a table rule that "
+    "allows adding for the target table."
+)
+
+
+def connector_info() -> ConnectorInfo:
+    """The ConnectorInfo of `bigquery` (4.2)."""
+    return ConnectorInfo(
+        id="bigquery",
+        name="Google BigQuery",
+        version=VERSION,
+        description="Read-only BigQuery SQL with a mandatory dry run, a hard cost cap and append-only loads from host tables.",
+        resource_id=ResourceIdSpec(
+            title="Project, dataset or table",
+            description=RESOURCE_DESCRIPTION,
+            format="<project>[.<dataset>[.<table>]]",
+            examples=["mi-proyecto", "mi-proyecto.analytics_123", "mi-proyecto.analytics_123.events_*"],
+            separators=[".", "/"],
+            levels=list(LEVELS),
+        ),
+        instructions=INSTRUCTIONS,
+        defaults=Defaults(row_limit=25, cost_limit_usd=0),
+        credentials_schema=credentials_schema(scopes=SCOPES, product="BigQuery"),
+        config_schema=CONFIG_SCHEMA,
+        cost=CostSpec(model="per_byte", description="On-demand BigQuery pricing per TiB processed (price_per_tib_usd, "
+                                                      "default 6.25), at least 10 MB per referenced table; cache hits are free."),
+        cache_ttl_s=3600,
+        icon="icon.svg",
+        package_dir=PACKAGE_DIR,
+        access_rule_keys=["table_rules"],
+    )
+
+
+# --- thin wrappers: google-cloud-bigquery loads on the first call, not at start-up.
+
+
+def _run_execute(arguments: dict[str, Any], ctx: Any) -> Any:
+    from .execute import run_execute_query
+
+    return run_execute_query(arguments, ctx)
+
+
+def _run_validate(arguments: dict[str, Any], ctx: Any) -> Any:
+    from .validate import run_validate_query
+
+    return run_validate_query(arguments, ctx)
+
+
+async def _run_load(arguments: dict[str, Any], ctx: Any) -> Any:
+    from .load import run_load_rows
+
+    return await run_load_rows(arguments, ctx)
+
+
+def tool_specs() -> list[ToolSpec]:
+    """execute_query (default extraction, paid), validate_query (info) and load_rows (write, 8.8.2)."""
+    query = {
+        "type": "string",
+        "contentMediaType": "application/sql",
+        "x-acp-date": "template",
+        "description": "One GoogleSQL SELECT. Use {{start_date}} and {{end_date}} for the date window.",
+    }
+    window = {
+        "start_date": {"type": "string", "description": "Replaces {{start_date}} when the host did not: YYYY-MM-DD, NdaysAgo, yesterday or today."},
+        "end_date": {"type": "string", "description": "Replaces {{end_date}} when the host did not: YYYY-MM-DD, NdaysAgo, yesterday or today."},
+    }
+    return [
+        ToolSpec(
+            name="execute_query",
+            title="Run a BigQuery query",
+            description=EXECUTE_DESCRIPTION,
+            run=_run_execute,
+            kind="extraction",
+            default=True,
+            paid=True,
+            input_schema={"type": "object", "properties": {"query": query, **window}, "required": ["query"]},
+        ),
+        ToolSpec(
+            name="validate_query",
+            title="Validate a BigQuery query (dry run)",
+            description=VALIDATE_DESCRIPTION,
+            run=_run_validate,
+            kind="info",
+            input_schema={"type": "object", "properties": {"query": {**query, "description": "The query to check."}, **window},
+                          "required": ["query"]},
+        ),
+        ToolSpec(
+            name="load_rows",
+            title="Append rows from a host dataset",
+            description=LOAD_DESCRIPTION,
+            run=_run_load,
+            kind="info",
+            read_only_hint=False,
+            input_schema={
+                "type": "object",
+                "properties": {
+                    "table_ref": {"type": "string", ACP_INPUT_ANNOTATION: ACP_INPUT_TABLE_REF,
+                                  "description": "Id of a host dataset or report. The host resolves the rows."},
+                    "table": {"type": "string", "description": "Target table: <table> (in the resource's dataset), <dataset>.<table> or <project>.<dataset>.<table>."},
+                    "create_if_missing": {"type": "boolean", "default": False,
+                                          "description": "Create the table from the dataset's typed headers when it does not exist."},
+                },
+                "required": ["table_ref", "table"],
+            },
+        ),
+    ]
+
+
+def _block(name: str) -> Any:
+    def fetch(resource_id: str, ctx: Any) -> Any:
+        from . import blocks
+
+        return getattr(blocks, f"block_{name}")(resource_id, ctx)
+
+    fetch.__name__ = f"fetch_{name}"
+    return fetch
+
+
+def block_specs() -> list[BlockSpec]:
+    """datasets (project), tables and table_schemas (dataset, table), with the ids and descriptions of 15.3."""
+    return [
+        BlockSpec(
+            id="datasets",
+            description="Datasets of the project with their location.",
+            fetch=_block("datasets"),
+            applies_to=["project"],
+            ttl_s=6 * 3600,
+        ),
+        BlockSpec(
+            id="tables",
+            description=("Dataset tables and views. Date-sharded tables (name_YYYYMMDD) are grouped as name_* "
+                         "with the shard count and the latest shard."),
+            fetch=_block("tables"),
+            applies_to=["dataset", "table"],
+            ttl_s=3600,
+        ),
+        BlockSpec(
+            id="table_schemas",
+            description=("Schema (columns, type, mode and description) of the table or of the first 15 tables in the "
+                         "dataset. For sharded tables, the latest shard is used."),
+            fetch=_block("table_schemas"),
+            applies_to=["dataset", "table"],
+            ttl_s=6 * 3600,
+        ),
+    ]

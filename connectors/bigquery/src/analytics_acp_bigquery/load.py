@@ -1,0 +1,94 @@
+"""load_rows (8.8.2, 10.6): append a host table (table_ref) to a BigQuery table with a load job.
+
+Order matters: the access mode (access_mode, then table_rules, first match wins) is checked
+before any request, so in onlyRead nothing reaches BigQuery or the host. The job is always
+WRITE_APPEND (never WRITE_TRUNCATE); a missing table is created from the typed headers only
+when create_if_missing is set. A load job is all or nothing on BigQuery's side.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import anyio
+from analytics_acp import Info, InvalidArguments
+
+from . import client as bq
+from .errors import to_acp
+from .resource_ids import BqRef, resolve_table
+from .types_map import BQ_TYPE_FOR
+
+
+async def run_load_rows(arguments: dict[str, Any], ctx: Any) -> Info:
+    """Check access, read the host table, run the load job; report rows appended."""
+    ctx.require_credentials()
+    ref = arguments.get("table_ref")
+    if not isinstance(ref, str) or not ref.strip():
+        raise InvalidArguments("table_ref is empty: pass the id of a host dataset.")
+    base = bq.call_ref(ctx)
+    target = resolve_table(str(arguments.get("table") or ""), base)
+    if target.is_wildcard:
+        raise InvalidArguments(f"{target.id} is a wildcard; load_rows appends to one table.")
+    ctx.check_access(target.id, "add")  # 10.6: before the host or BigQuery is asked anything
+    host = await ctx.read_table(ref)
+    if not host.columns:
+        raise InvalidArguments(f"Host table {ref!r} has no columns; nothing to load.")
+    create = bool(arguments.get("create_if_missing"))
+    result = await anyio.to_thread.run_sync(_load, ctx, target, host, create)
+    return Info(data={"table": target.id, "table_ref": ref, **result}, title=f"load_rows · {target.id}",
+                source={"job_id": result.get("job_id"), "location": result.get("location")})
+
+
+def _load(ctx: Any, target: BqRef, host: Any, create: bool) -> dict[str, Any]:
+    from google.api_core.exceptions import NotFound
+    from google.cloud import bigquery
+
+    project = bq.billing_project(ctx, target)
+    client = bq.client_for(ctx, project)
+    table_id = target.id
+    created = False
+    try:
+        table = client.get_table(table_id, retry=bq.retry(), timeout=bq.timeout())
+    except NotFound:
+        table = None
+    except Exception as exc:
+        raise to_acp(exc, resource=table_id) from None
+    config = bigquery.LoadJobConfig(
+        source_format=bigquery.SourceFormat.NEWLINE_DELIMITED_JSON,
+        write_disposition=bigquery.WriteDisposition.WRITE_APPEND,
+        labels={"acp_connector": "bigquery", "acp_tool": "load_rows"},
+    )
+    if table is None:
+        if not create:
+            raise InvalidArguments(
+                f"Table {table_id} does not exist. Set create_if_missing: true to create it from the dataset's columns, "
+                f"or call autocontext for {target.project}.{target.dataset} to see the tables."
+            )
+        config.create_disposition = bigquery.CreateDisposition.CREATE_IF_NEEDED
+        config.schema = [bigquery.SchemaField(name, BQ_TYPE_FOR.get(host.header_type(name) or "string", "STRING"))
+                         for name in host.columns]
+        created = True
+    else:
+        config.create_disposition = bigquery.CreateDisposition.CREATE_NEVER
+        known = {f.name for f in table.schema}
+        unknown = [c for c in host.columns if c not in known]
+        if unknown:
+            raise InvalidArguments(
+                f"Columns {', '.join(unknown)} of the dataset are not in {table_id} (columns: {', '.join(sorted(known))}). "
+                "Rename them in the dataset (for example with a query) before loading."
+            )
+    texts = {c for c in host.columns if (host.header_type(c) or "string") == "string"}
+    rows = [_plain(row, host.columns, texts) for row in host.rows]
+    try:
+        job = client.load_table_from_json(rows, table_id, job_config=config, project=project,
+                                          timeout=bq.timeout(), location=bq.location(ctx) or None)
+        job.result(retry=bq.retry(), timeout=bq.job_timeout_s())
+    except Exception as exc:
+        raise to_acp(exc, resource=table_id) from None
+    return {"rows_appended": int(job.output_rows or 0), "created": created, "write_disposition": "WRITE_APPEND",
+            "job_id": job.job_id, "location": job.location}
+
+
+def _plain(row: dict[str, Any], columns: list[str], texts: set[str]) -> dict[str, Any]:
+    """The row with only the dataset's columns; nulls (and empty non-text cells) left out: a missing key loads as NULL."""
+    return {c: v for c in columns if (v := row.get(c)) is not None and (v != "" or c in texts)}

@@ -1,0 +1,74 @@
+"""Hook implementations of the `bigquery` connector (nothing else lives here).
+
+Start-up imports only declaration.py; google-cloud-bigquery loads on the first call.
+"""
+
+from __future__ import annotations
+
+from analytics_acp import hookimpl
+
+from . import declaration
+
+
+@hookimpl
+def connector_declaration():
+    """The connector's ConnectorInfo (4.2)."""
+    return declaration.connector_info()
+
+
+@hookimpl
+def register_tools(register):
+    """execute_query, validate_query and load_rows."""
+    for spec in declaration.tool_specs():
+        register(spec)
+
+
+@hookimpl
+def register_blocks(register):
+    """datasets, tables and table_schemas (15.3 step 5)."""
+    for spec in declaration.block_specs():
+        register(spec)
+
+
+@hookimpl
+def list_resources(ctx):
+    """Projects and datasets the credentials can list (6.3)."""
+    from .resources import list_resources as _list
+
+    return _list(ctx)
+
+
+@hookimpl
+def normalize_resource_id(resource_id):
+    """Backticks, '/' separators, REST paths and domain-scoped projects -> project[.dataset[.table]] with its level (6.1)."""
+    from .resource_ids import normalize
+
+    return normalize(resource_id)
+
+
+@hookimpl
+def estimate_cost(tool, arguments, ctx):
+    """9.2 preflight of execute_query: dry run, read-only and table_rules checks, price."""
+    if tool.name != "execute_query":
+        return None
+    from .preflight import estimate
+
+    return estimate(arguments, ctx)
+
+
+@hookimpl
+def credential_identity(credentials):
+    """client_email / email / account: the core hashes it to partition caches (7.4)."""
+    from analytics_acp_google.credentials import credential_identity as identity
+
+    return identity(credentials)
+
+
+@hookimpl
+def connector_shutdown():
+    """Close cached clients (only if a client was ever made)."""
+    import sys
+
+    client = sys.modules.get("analytics_acp_bigquery.client")
+    if client is not None:
+        client.close_all()
