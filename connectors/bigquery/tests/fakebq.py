@@ -81,6 +81,7 @@ class QuerySpec:
     cache_hit: bool = False
     syntax_error: str | None = None  # e.g. "Syntax error: Unexpected keyword FROM at [1:8]"
     fail_at_row: int | None = None  # getQueryResults of a page starting at or past this row fails (404 job gone)
+    billed_bytes: int | None = None  # what the real job bills when it differs from the dry run's estimate
 
     def page(self, start: int, size: int) -> list[dict[str, Any]]:
         end = min(self.total_rows, start + size)
@@ -262,7 +263,8 @@ class FakeBigQuery:
         if config.get("dryRun"):
             job["status"] = {"state": "DONE"}
             return 200, job
-        billed = 0 if spec.cache_hit else max(spec.total_bytes_processed, MIB10 * len(spec.referenced_tables))
+        billed = 0 if spec.cache_hit else spec.billed_bytes if spec.billed_bytes is not None else max(
+            spec.total_bytes_processed, MIB10 * len(spec.referenced_tables))
         cap = config["query"].get("maximumBytesBilled")
         if cap is not None and billed > int(cap):
             need = -(-billed // MIB10) * MIB10

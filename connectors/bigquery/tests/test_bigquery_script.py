@@ -9,6 +9,7 @@ from pathlib import Path
 
 import anyio
 from analytics_acp.host import AcpClient
+
 from conftest import DATASET, PROJECT, SQL_ALL, SQL_DELETE, SQL_WEEK
 
 RESOURCE = f"{PROJECT}.{DATASET}"

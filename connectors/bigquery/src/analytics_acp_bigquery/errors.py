@@ -43,6 +43,9 @@ def to_acp(exc: BaseException, *, resource: str | None = None, limit_usd: float 
     """Map ``exc``; ``locate(dataset_id)`` may return a dataset's location for the not-found-in-location message."""
     if isinstance(exc, AcpError):
         return exc
+    cause = getattr(exc, "cause", None)
+    if type(exc).__name__ == "RetryError" and isinstance(cause, Exception):
+        exc = cause  # retries ran out (bounded deadline): report what kept failing, e.g. a rate limit
     why = reasons(exc)
     code = getattr(exc, "code", None)
     message = engine_message(exc)
