@@ -344,7 +344,7 @@ class FakeBigQuery:
         project = req.match.group(1)  # type: ignore[union-attr]
         kind = (req.query.get("uploadType") or [""])[0]
         if kind == "multipart":
-            metadata, data = _split_multipart(req.headers.get("Content-Type", ""), req.body or "")
+            metadata, data = _split_multipart(header(req, "Content-Type"), req.body or "")
             return self._load(project, metadata, data)
         if kind == "resumable":
             upload_id = f"up{next(_ids)}"
@@ -360,7 +360,7 @@ class FakeBigQuery:
         if session is None:
             return 404, bq_error(404, "upload session not found", "notFound")
         session["data"] += req.body or ""
-        total = (req.headers.get("Content-Range", "").rpartition("/")[2]) or "*"
+        total = header(req, "Content-Range").rpartition("/")[2] or "*"
         if total != "*" and len(session["data"].encode()) < int(total):
             return 308, {}, {"Range": f"bytes=0-{len(session['data'].encode()) - 1}"}
         return self._load(project, session["metadata"], session["data"])
@@ -399,6 +399,11 @@ class FakeBigQuery:
             job["statistics"]["load"] = {"outputRows": str(len(rows)), "inputFiles": "1", "inputFileBytes": str(len(data.encode()))}
         self.jobs[ref["jobId"]] = job
         return 200, _public(job)
+
+
+def header(req: Request, name: str) -> str:
+    """A request header, case-insensitively (clients differ in how they spell them)."""
+    return next((v for k, v in req.headers.items() if k.lower() == name.lower()), "")
 
 
 def _public(job: dict[str, Any]) -> dict[str, Any]:

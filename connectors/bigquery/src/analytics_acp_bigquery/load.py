@@ -18,6 +18,9 @@ from .errors import to_acp
 from .resource_ids import BqRef, resolve_table
 from .types_map import BQ_TYPE_FOR
 
+# The upload's own retries (google-resumable-media: 1 s, 2 s backoff); its default of 6 waits about a minute.
+UPLOAD_RETRIES = 2
+
 
 async def run_load_rows(arguments: dict[str, Any], ctx: Any) -> Info:
     """Check access, read the host table, run the load job; report rows appended."""
@@ -81,7 +84,7 @@ def _load(ctx: Any, target: BqRef, host: Any, create: bool) -> dict[str, Any]:
     rows = [_plain(row, host.columns, texts) for row in host.rows]
     try:
         job = client.load_table_from_json(rows, table_id, job_config=config, project=project,
-                                          timeout=bq.timeout(), location=bq.location(ctx) or None)
+                                          num_retries=UPLOAD_RETRIES, timeout=bq.timeout(), location=bq.location(ctx) or None)
         job.result(retry=bq.retry(), timeout=bq.job_timeout_s())
     except Exception as exc:
         raise to_acp(exc, resource=table_id) from None
