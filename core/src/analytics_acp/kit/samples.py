@@ -85,13 +85,21 @@ async def _write_rules(run: Run, client: Any, sample: Sample, args: dict[str, An
     seen = await run.call(client, sample.tool, args, meta, label=f"{sample.tool}[onlyRead]")
     f.check("results.access_mode", _name(seen) == "ACP_READ_ONLY_VIOLATION", f"{sample.tool}: refused under onlyRead",
             f"{sample.tool} under onlyRead gave {_name(seen) or 'success'}")
-    meta["config"] = {**config, "access_mode": "full"}
+    widest = widest_mode(run)
+    meta["config"] = {**config, "access_mode": widest}
     meta["call_id"] = f"kit-write-{sample.tool}"
     before = len(run.read_table_calls)
-    seen = await run.call(client, sample.tool, args, meta, label=f"{sample.tool}[full]")
+    seen = await run.call(client, sample.tool, args, meta, label=f"{sample.tool}[{widest}]")
     _check_read_table(run, sample, args, before, meta["call_id"])
-    f.check("results.access_mode", _name(seen) != "ACP_READ_ONLY_VIOLATION", f"{sample.tool}: allowed under full",
-            f"{sample.tool} under full still refused")
+    f.check("results.access_mode", _name(seen) != "ACP_READ_ONLY_VIOLATION", f"{sample.tool}: allowed under {widest}",
+            f"{sample.tool} under {widest} still refused")
+
+
+def widest_mode(run: Run) -> str:
+    """The most permissive access_mode the server publishes: 10.6 lets a server omit full (BigQuery does)."""
+    props = (run.capability.get("config_schema") or {}).get("properties") or {}
+    enum = (props.get("access_mode") or {}).get("enum") or []
+    return next((m for m in ("full", "readAndOnlyAdd") if m in enum), "full")
 
 
 async def host_tables_unsupported(run: Run) -> None:
@@ -107,7 +115,7 @@ async def host_tables_unsupported(run: Run) -> None:
             before = len(run.read_table_calls)
             meta = run.meta(**sample.meta)
             if _writes(run, sample.tool):  # let the access mode pass so only host_tables can refuse
-                meta["config"] = {**(meta.get("config") or {}), "access_mode": "full"}
+                meta["config"] = {**(meta.get("config") or {}), "access_mode": widest_mode(run)}
             seen = await run.call(client, sample.tool, run.with_resource(sample.tool, sample.arguments),
                                   meta, label=f"{sample.tool}[no host_tables]")
             f.check("results.table_ref", _name(seen) == "ACP_HOST_TABLES_UNSUPPORTED" and len(run.read_table_calls) == before,
