@@ -9,7 +9,7 @@ import pytest
 
 kit = pytest.importorskip("analytics_acp.kit")
 
-from conftest import SQL_WEEK  # noqa: E402
+from bqworld import SQL_WEEK  # noqa: E402
 
 PACKAGE_DIR = Path(__file__).resolve().parents[1]
 

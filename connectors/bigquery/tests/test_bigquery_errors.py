@@ -16,9 +16,8 @@ from analytics_acp.results.settings import BuildSettings
 from analytics_acp_bigquery.execute import run_execute_query
 from analytics_acp_bigquery.preflight import estimate
 from analytics_acp_bigquery.validate import run_validate_query
+from bqworld import SA_EMAIL, SQL_WEEK
 from fakebq import QuerySpec, bq_error
-
-from conftest import SA_EMAIL, SQL_WEEK
 
 JOBS = r"/bigquery/v2/projects/([^/]+)/jobs"
 

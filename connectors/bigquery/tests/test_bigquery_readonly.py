@@ -54,7 +54,7 @@ def test_a_select_that_mentions_delete_runs(world, ctx_for):
 
 def test_table_rules_are_validated_for_the_referenced_tables(world, ctx_for):
     """10.6: referenced tables go through table_rules (any mode reads); a broken rule list is a config error."""
-    from conftest import SQL_WEEK
+    from bqworld import SQL_WEEK
 
     ctx = ctx_for(cost_limit_usd=1, config={"table_rules": '[{"pattern": "events_", "mode": "onlyRead"}]'})
     assert estimate({"query": SQL_WEEK}, ctx).usd == 0.054932

@@ -9,8 +9,7 @@ from pathlib import Path
 
 import anyio
 from analytics_acp.host import AcpClient
-
-from conftest import DATASET, PROJECT, SQL_ALL, SQL_DELETE, SQL_WEEK
+from bqworld import DATASET, PROJECT, SQL_ALL, SQL_DELETE, SQL_WEEK
 
 RESOURCE = f"{PROJECT}.{DATASET}"
 TABLES_DESCRIPTION = ("Dataset tables and views. Date-sharded tables (name_YYYYMMDD) are grouped as name_* with the shard "
