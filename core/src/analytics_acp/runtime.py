@@ -218,7 +218,7 @@ async def serve_stdio(acp: AcpServer) -> None:
     from mcp.server.runner import serve_loop
     from mcp.server.stdio import stdio_server
 
-    wire = _claim_stdin()
+    private_fd, wire = _claim_stdin()
     try:
         stdin = ScreenedLines(anyio.wrap_file(io.TextIOWrapper(wire, encoding="utf-8", errors="replace")))
         async with stdio_server(stdin=stdin) as (read, write):
@@ -231,26 +231,22 @@ async def serve_stdio(acp: AcpServer) -> None:
             await serve_loop(acp.server, read, write, lifespan_state={})
     finally:
         acp.shutdown()
-        _release_stdin(wire)
+        if private_fd is not None:  # fd 0 back on the wire
+            with contextlib.suppress(OSError):
+                os.dup2(private_fd, 0)
 
 
-def _claim_stdin() -> Any:
-    """A private reader of the wire on fd 0, with fd 0 itself pointed at the null device."""
+def _claim_stdin() -> tuple[int | None, Any]:
+    """(private fd, reader) of the wire on fd 0, with fd 0 itself pointed at the null device."""
     try:
         private = os.dup(0)
         null = os.open(os.devnull, os.O_RDONLY)
         os.dup2(null, 0)
         os.close(null)
     except OSError:
-        return sys.stdin.buffer
+        return None, sys.stdin.buffer
     # closefd=False: a worker thread may still block reading it after the transport exits.
-    return os.fdopen(private, "rb", closefd=False)
-
-
-def _release_stdin(wire: Any) -> None:
-    if wire is not sys.stdin.buffer:
-        with contextlib.suppress(OSError):
-            os.dup2(wire.fileno(), 0)
+    return private, os.fdopen(private, "rb", closefd=False)
 
 
 def configure_logging() -> None:

@@ -199,8 +199,20 @@ class Bridge:
             }
             if error:
                 entry["error"] = error
-            if source.warnings:
-                entry["warnings"] = source.warnings
+            warnings = list(source.warnings)
+            if proc is not None and proc.client is not None:
+                reason = proc.plain_mcp_reason
+                entry["protocol"] = "mcp" if reason else "acp"
+                if reason:
+                    # 4.3: the source works, without double delivery, limits or autocontext.
+                    entry["protocol_reason"] = f"The {source.acp} server {reason}"
+                    if source.credentials or source.config:
+                        warnings.append(
+                            "Its credentials, config, limits and default resource in sources.json are never sent "
+                            "to it (only ACP 1.x servers receive them); its tools get the model's arguments only."
+                        )
+            if warnings:
+                entry["warnings"] = warnings
             out_sources.append(entry)
         report: dict[str, Any] = {
             "sources_file": str(self.paths.sources),
@@ -243,8 +255,9 @@ class Bridge:
         return await self._deliver(source, proc, route, result)
 
     async def _deliver(self, source: Source, proc: AcpProcess, route: Route, result: ToolResult) -> tuple[list[dict[str, Any]], bool]:
+        plain = proc.plain_mcp_reason is not None  # 4.3: a plain MCP server's _meta.acp is not ACP; ignore it
         if result.is_error:
-            payload = result.error
+            payload = None if plain else result.error
             if payload is None:
                 parsed = _parse(result.text)
                 payload = parsed.get("error") if isinstance(parsed, dict) else None
@@ -256,7 +269,7 @@ class Bridge:
         model_response = _parse(result.text)
         blocks = [{"type": "text", "text": result.text}]
         extra = [b for b in result.content[1:] if isinstance(b, dict)]
-        system_data = result.system_data
+        system_data = None if plain else result.system_data
         if system_data and isinstance(model_response, dict):
             try:
                 stored, empty = await anyio.to_thread.run_sync(

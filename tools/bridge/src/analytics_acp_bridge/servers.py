@@ -65,6 +65,11 @@ class AcpProcess:
         return (self.client.server_capability if self.client else None) or {}
 
     @property
+    def plain_mcp_reason(self) -> str | None:
+        """Why the running server is used as plain MCP (4.3: no experimental.acp, or another major), else None."""
+        return self.client.plain_mcp_reason if self.client else None
+
+    @property
     def server_info(self) -> dict[str, Any]:
         """serverInfo of the running server."""
         return self.client.server_info if self.client else {}
@@ -135,10 +140,14 @@ class AcpProcess:
             return self.client
 
     async def call(self, name: str, arguments: dict[str, Any], meta: dict[str, Any]) -> ToolResult:
-        """tools/call on the server; a dead connection raises ServerUnavailable and is dropped."""
+        """tools/call on the server; a dead connection raises ServerUnavailable and is dropped.
+
+        A server used as plain MCP (4.3) gets the arguments only: ``meta`` carries the source's
+        credentials and limits, which only an ACP 1.x server may receive.
+        """
         client = await self.ensure()
         try:
-            return await client.call_tool(name, arguments, meta=meta)
+            return await client.call_tool(name, arguments, meta=None if client.plain_mcp_reason else meta)
         except ProtocolError as exc:
             if exc.code != CONNECTION_CLOSED:
                 raise
