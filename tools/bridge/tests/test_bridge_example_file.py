@@ -20,6 +20,7 @@ def test_bridge_example_sources_file_parses(tmp_path, monkeypatch):
     assert result.error is None
     assert [(s.id, s.acp, s.error) for s in result.sources] == [
         ("ventas", "databases", None), ("warehouse", "databases", None), ("prevision", "prediction", None),
-        ("search", "gsc", None), ("analytics", "ga4", None)]
+        ("search", "gsc", None), ("analytics", "ga4", None), ("ga4export", "bigquery", None)]
     assert result.sources[1].limits == {"row_limit": 50} and "example-password" in result.secrets
     assert result.sources[4].credentials["type"] == "authorized_user" and "1//adc-refresh" in result.secrets
+    assert result.sources[5].limits["cost_limit_usd"] == 1 and result.sources[5].config["billing_project"] == "my-project"
