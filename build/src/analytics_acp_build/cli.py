@@ -57,7 +57,10 @@ class _Stages:
 
 
 def build_main(argv: list[str] | None = None) -> int:
-    """``analytics-acp build <id>... | --all [--out dist]``."""
+    """Freeze connectors into dist/<id>/ and a .zip.
+
+    ``analytics-acp build <id>... | --all [--out dist]``.
+    """
     args = _build_parser().parse_args(argv)
     from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
@@ -105,7 +108,10 @@ def build_main(argv: list[str] | None = None) -> int:
 # --- install / uninstall ---------------------------------------------------------------------------
 
 def install_main(argv: list[str] | None = None) -> int:
-    """``analytics-acp install <zip> --dir <servers-dir>`` (13.1.1)."""
+    """Install an ACP .zip into a servers directory.
+
+    ``analytics-acp install <zip> --dir <servers-dir>`` (13.1.1).
+    """
     p = argparse.ArgumentParser(
         prog="analytics-acp install",
         description="Install an ACP server .zip into a servers directory (13.1.1): validate, extract next to the "
@@ -128,7 +134,10 @@ def install_main(argv: list[str] | None = None) -> int:
 
 
 def uninstall_main(argv: list[str] | None = None) -> int:
-    """``analytics-acp uninstall <id> --dir <servers-dir>``."""
+    """Remove an installed ACP from a servers directory.
+
+    ``analytics-acp uninstall <id> --dir <servers-dir>``.
+    """
     p = argparse.ArgumentParser(prog="analytics-acp uninstall", description="Remove an installed ACP server folder (13.1).")
     p.add_argument("id", help="server id (the folder name)")
     p.add_argument("--dir", required=True, help="servers directory")
@@ -156,7 +165,10 @@ def _json_arg(value: str) -> Any:
 
 
 def check_main(argv: list[str] | None = None) -> int:
-    """``analytics-acp check <folder|zip|-- command…> [--json]``."""
+    """Run the 14.2 server checklist against any ACP server.
+
+    ``analytics-acp check <folder|zip|-- command…> [--json]``.
+    """
     argv = list(sys.argv[1:] if argv is None else argv)
     command = None
     if "--" in argv:

@@ -1,22 +1,34 @@
-"""The ``analytics-acp`` command: serve and list connectors here; bridge, build, install,
-uninstall, check and bench are delegated to their packages (each with its own --help)."""
+"""The ``analytics-acp`` command: ``serve``, ``connectors`` and ``new`` live here; every other
+subcommand is found through the entry-point group ``analytics_acp.commands``, like connectors
+(name = subcommand, value = ``module:function`` taking the remaining argv and returning the exit
+code; the first line of its docstring is the help). ``--help`` lists what is installed.
+"""
 
 from __future__ import annotations
 
 import argparse
-import importlib
 import sys
+from collections.abc import Callable
+from importlib.metadata import EntryPoint, entry_points
 from types import ModuleType
 
-# subcommand -> (module, function, what it does, package that provides it)
-DELEGATED = {
-    "bridge": ("analytics_acp_bridge.cli", "main", "Run the ACP Bridge (an MCP server that is an ACP host).", "analytics-acp-bridge"),
-    "build": ("analytics_acp_build.cli", "build_main", "Freeze a connector into dist/<id>/ and a .zip.", "analytics-acp-build"),
-    "install": ("analytics_acp_build.cli", "install_main", "Install an ACP .zip into a servers directory.", "analytics-acp-build"),
-    "uninstall": ("analytics_acp_build.cli", "uninstall_main", "Remove an installed ACP from a servers directory.", "analytics-acp-build"),
-    "check": ("analytics_acp_build.cli", "check_main", "Run the 14.2 server checklist against any ACP server.", "analytics-acp-build"),
-    "bench": ("analytics_acp_bench.cli", "main", "Run the benchmarks.", "analytics-acp-bench"),
-}
+COMMAND_GROUP = "analytics_acp.commands"
+BUILTIN = ("serve", "connectors", "new")
+
+
+def installed_commands() -> dict[str, EntryPoint]:
+    """Subcommands other packages register under ``analytics_acp.commands`` (name -> entry point)."""
+    found = {ep.name: ep for ep in entry_points(group=COMMAND_GROUP) if ep.name not in BUILTIN}
+    return dict(sorted(found.items()))
+
+
+def _summary(ep: EntryPoint) -> str:
+    # Loading imports the package's CLI module: only done for --help.
+    try:
+        doc = (ep.load().__doc__ or "").strip()
+    except Exception as exc:  # a broken package must not hide the others
+        return f"(failed to load: {type(exc).__name__})"
+    return doc.splitlines()[0] if doc else ""
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -29,8 +41,13 @@ def _parser() -> argparse.ArgumentParser:
     serve.add_argument("connector", help="connector id (see 'analytics-acp connectors')")
     _transport_args(serve)
     sub.add_parser("connectors", help="List the installed connectors.", description="List the installed connectors.")
-    for name, (_, _, text, _) in DELEGATED.items():
-        sub.add_parser(name, help=text, add_help=False)
+    new = sub.add_parser("new", help="Write a new connector folder connectors/<id>/ to start from.",
+                         description="Write connectors/<id>/: pyproject, plugin with its hooks, one tool and one block, "
+                                     "skills, icon, README and tests (kit + a make_ctx unit test).")
+    new.add_argument("connector", help="the new connector id (lowercase letters, digits and _, starting with a letter)")
+    new.add_argument("--root", default=".", help="repository root that holds connectors/ (default: the current folder)")
+    for name, ep in installed_commands().items():
+        sub.add_parser(name, help=_summary(ep), add_help=False)
     return parser
 
 
@@ -82,20 +99,21 @@ def serve_module_main(plugin_module: ModuleType, argv: list[str] | None = None) 
 def main(argv: list[str] | None = None) -> int:
     """Dispatch the subcommands."""
     argv = list(sys.argv[1:] if argv is None else argv)
-    if argv and argv[0] in DELEGATED:
-        module_name, func, _, package = DELEGATED[argv[0]]
-        try:
-            module = importlib.import_module(module_name)
-        except ModuleNotFoundError:
-            print(f"analytics-acp {argv[0]}: the package {package} is not installed (run 'make venv').", file=sys.stderr)
-            return 2
-        return int(getattr(module, func)(argv[1:]) or 0)
+    if argv and argv[0] not in BUILTIN:
+        ep = installed_commands().get(argv[0])
+        if ep is not None:
+            command: Callable[[list[str]], int | None] = ep.load()
+            return int(command(argv[1:]) or 0)
     parser = _parser()
     args = parser.parse_args(argv)
     if args.command == "serve":
         return _serve(args.connector, args.http, args.host, args.port)
     if args.command == "connectors":
         return _list_connectors()
+    if args.command == "new":
+        from .scaffold import new_connector_main
+
+        return new_connector_main(args.connector, args.root)
     parser.print_help()
     return 0 if not argv else 2
 

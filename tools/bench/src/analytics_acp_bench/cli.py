@@ -13,7 +13,10 @@ CASE_MODULES = ["percall", "bigextract", "peers", "coldstart", "acpquery", "buil
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Entry of ``analytics-acp bench``."""
+    """Run the benchmarks against their baselines.
+
+    ``analytics-acp bench [--only CASES] [--quick]``.
+    """
     parser = argparse.ArgumentParser(prog="analytics-acp bench", description="Benchmarks: ours vs baselines, same run.")
     parser.add_argument("--quick", action="store_true", help="tiny inputs (smoke test), 2 rounds")
     parser.add_argument("--rounds", type=int, default=None, help="rounds per case (default 5, quick 2)")

@@ -7,6 +7,7 @@ import json
 import logging
 import os
 import sys
+from importlib.metadata import entry_points
 from pathlib import Path
 from typing import Any
 
@@ -37,14 +38,9 @@ def resolve_paths(args: argparse.Namespace) -> Paths:
     return Paths(project=project, sources=sources, root=root)
 
 
-def _uses_core_cli() -> bool:
-    """True when ``analytics-acp bridge`` dispatches to this package (the core CLI's table)."""
-    try:
-        from analytics_acp import cli as core_cli
-    except Exception:
-        return False
-    entry = getattr(core_cli, "DELEGATED", {}).get("bridge")
-    return bool(entry) and entry[0] == __name__
+def _registered_as_core_command() -> bool:
+    """True when ``analytics-acp bridge`` reaches this package (its ``analytics_acp.commands`` entry point)."""
+    return any(ep.value.split(":")[0] == __name__ for ep in entry_points(group="analytics_acp.commands", name="bridge"))
 
 
 def mcp_servers_config(paths: Paths) -> dict[str, Any]:
@@ -52,7 +48,7 @@ def mcp_servers_config(paths: Paths) -> dict[str, Any]:
     bindir = Path(sys.executable).parent
     core = bindir / "analytics-acp"
     own = bindir / "analytics-acp-bridge"
-    if core.exists() and _uses_core_cli():
+    if core.exists() and _registered_as_core_command():
         command, args = str(core), ["bridge"]
     elif own.exists():
         command, args = str(own), []
@@ -63,7 +59,10 @@ def mcp_servers_config(paths: Paths) -> dict[str, Any]:
 
 
 def main(argv: list[str]) -> int:
-    """Entry point the core CLI dispatches ``analytics-acp bridge`` to; returns the exit code."""
+    """Run the ACP Bridge (an MCP server that is an ACP host).
+
+    ``analytics-acp bridge [--project DIR] [--sources FILE] [--root DIR] [--print-config]``; returns the exit code.
+    """
     args = parser().parse_args(argv)
     paths = resolve_paths(args)
     if args.print_config:
