@@ -21,10 +21,12 @@ from typing import Any
 import anyio
 import mcp_types as types
 from mcp.server.lowlevel import Server
+from mcp.server.stdio import stdio_server as sdk_stdio_server
 from mcp.shared.exceptions import MCPError
 from mcp.shared.message import ServerMessageMetadata, SessionMessage
 from pydantic import ConfigDict
 
+from . import server_stdio
 from .calls import ConnectorRuntime
 from .constants import ACP_KEY, ACP_METHOD_CONFIGURE, ACP_METHOD_READ_TABLE
 from .context import ClientInfo, HostTable
@@ -33,6 +35,7 @@ from .errors import AcpError, UpstreamError, error_from_payload
 from .plugins import LoadedConnector
 from .requestids import ScreenedLines
 from .runtime_tools import capability, tool_list
+from .server_stdio import DeferredMeta
 from .tablefile import read_table_uri
 
 log = logging.getLogger("analytics_acp")
@@ -89,6 +92,7 @@ class AcpServer:
         self.loaded = loaded
         self.runtime = ConnectorRuntime(loaded)
         self.file_url_factory = None  # set by the HTTP transport: Path -> one-time URL
+        self.deferred_meta: DeferredMeta | None = None  # set by the stdio transport that writes with orjson
         info = loaded.info
         self.server: Server[Any] = Server(
             info.id,
@@ -158,9 +162,12 @@ class AcpServer:
         if self.file_url_factory is not None:
             request = getattr(ctx, "request", None)
             file_url = self.file_url_factory(request)
-        return await self.runtime.call(
+        result = await self.runtime.call(
             params.name, params.arguments, meta, session, client, read_table=read_table, file_url=file_url
         )
+        if self.deferred_meta is not None:  # the big free-form _meta skips the SDK's pydantic passes
+            result = self.deferred_meta.park(result)
+        return result
 
     def shutdown(self) -> None:
         """Let the connector release what it holds."""
@@ -216,12 +223,21 @@ async def serve_stdio(acp: AcpServer) -> None:
     process (a driver, a browser) cannot read protocol bytes.
     """
     from mcp.server.runner import serve_loop
-    from mcp.server.stdio import stdio_server
 
+    if server_stdio.usable():  # our transport: same fd claim, invalid ids screened, orjson writes
+        acp.deferred_meta = server_stdio.DeferredMeta()
+        try:
+            async with server_stdio.stdio_server(acp.deferred_meta) as (read, write):
+                await serve_loop(acp.server, read, write, lifespan_state={})
+        finally:
+            acp.deferred_meta = None
+            acp.shutdown()
+        return
+    # sys.stdin/stdout replaced by text streams: the SDK's transport serves them in place
     private_fd, wire = _claim_stdin()
     try:
         stdin = ScreenedLines(anyio.wrap_file(io.TextIOWrapper(wire, encoding="utf-8", errors="replace")))
-        async with stdio_server(stdin=stdin) as (read, write):
+        async with sdk_stdio_server(stdin=stdin) as (read, write):
 
             async def answer(error: dict[str, Any]) -> None:
                 with contextlib.suppress(anyio.ClosedResourceError, anyio.BrokenResourceError):

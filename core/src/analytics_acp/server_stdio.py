@@ -1,0 +1,213 @@
+"""Server stdio transport: the SDK's framing and fd claim, with responses serialized once by orjson.
+
+Why not the SDK's ``stdio_server`` as is: a tools/call result goes through pydantic twice
+(``serialize_server_result`` validates and dumps the whole result, then the writer dumps the
+JSON-RPC envelope), which for 1,000 inline rows in ``_meta.acp.system_data`` costs more than
+building them (bench case 1), and every line read, write and flush is a worker-thread hop.
+
+Here the result's ``_meta`` (the only big, free-form part) is parked in ``DeferredMeta`` by the
+tools/call handler and replaced by a one-key placeholder, so the SDK still validates the MCP
+result shape (content, isError, structuredContent) on a small dict; this writer puts the real
+``_meta`` back and writes the response with one ``orjson.dumps``. The bytes on the wire are
+the same JSON a pydantic dump gives. Every other message is written by the SDK model as before.
+
+Pipes and sockets are read and written non-blocking on the event loop (no thread per line);
+anything else (a regular file as stdin, Windows) uses a worker thread per read/write, as the
+SDK does. fd 0/1 are claimed and diverted exactly as the SDK's ``stdio_server`` does, so
+stray prints from handlers or children never reach the wire. Requests with an invalid id are
+answered here (requestids.py), as on the SDK path.
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+import stat
+import sys
+import threading
+from collections import OrderedDict
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager, suppress
+from typing import Any
+
+import anyio
+import mcp_types as types
+import orjson
+from mcp.server.stdio import _claim_fd, _is_backed_by_fd, _open_stdin_diversion, _open_stdout_diversion
+from mcp.shared._context_streams import create_context_streams
+from mcp.shared.message import SessionMessage
+
+from .requestids import invalid_id_error
+
+DEFERRED_KEY = "analytics_acp/deferred-meta"
+MAX_PENDING = 64  # parked _meta of requests whose answer is never written (cancelled) are dropped past this
+READ_CHUNK = 1 << 16
+
+
+class DeferredMeta:
+    """``_meta`` values parked between the tools/call handler and the write path (token -> value)."""
+
+    def __init__(self) -> None:
+        self._pending: OrderedDict[str, Any] = OrderedDict()
+        self._lock = threading.Lock()
+        self._tokens = itertools.count(1)
+
+    def park(self, result: dict[str, Any]) -> dict[str, Any]:
+        """The result with its ``_meta`` replaced by a placeholder (unchanged if it has none)."""
+        meta = result.get("_meta")
+        if not isinstance(meta, dict) or not meta:
+            return result
+        token = f"m{next(self._tokens)}"
+        with self._lock:
+            self._pending[token] = meta
+            while len(self._pending) > MAX_PENDING:
+                self._pending.popitem(last=False)
+        return {**result, "_meta": {DEFERRED_KEY: token}}
+
+    def restore(self, result: dict[str, Any]) -> dict[str, Any]:
+        """The result with its parked ``_meta`` back (a result without a placeholder is returned as is)."""
+        meta = result.get("_meta")
+        if not isinstance(meta, dict) or len(meta) != 1 or DEFERRED_KEY not in meta:
+            return result
+        with self._lock:
+            real = self._pending.pop(meta[DEFERRED_KEY], None)
+        out = dict(result)
+        if real is None:
+            out.pop("_meta")
+        else:
+            out["_meta"] = real
+        return out
+
+
+def encode(message: types.JSONRPCMessage, deferred: DeferredMeta | None) -> bytes:
+    """One wire line (with its newline) for an outgoing message."""
+    if isinstance(message, types.JSONRPCResponse) and isinstance(message.result, dict):
+        result = deferred.restore(message.result) if deferred is not None else message.result
+        try:
+            return orjson.dumps({"jsonrpc": "2.0", "id": message.id, "result": result}, option=orjson.OPT_APPEND_NEWLINE)
+        except TypeError:  # a value orjson does not know (or a non-str key): pydantic's JSON rules
+            message = types.JSONRPCResponse(jsonrpc="2.0", id=message.id, result=result)
+    return message.model_dump_json(by_alias=True, exclude_unset=True).encode() + b"\n"
+
+
+def parse(line: bytes) -> SessionMessage | Exception:
+    """One incoming line as a SessionMessage, or the error as a value (the dispatcher reports it)."""
+    try:
+        return SessionMessage(types.jsonrpc_message_adapter.validate_json(line, by_name=False))
+    except Exception as exc:
+        return exc
+
+
+def _pollable(fd: int) -> bool:
+    # epoll refuses regular files; the event loop can wait on pipes and sockets only.
+    if sys.platform == "win32":
+        return False
+    try:
+        mode = os.fstat(fd).st_mode
+    except OSError:
+        return False
+    return stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode)
+
+
+class _Fd:
+    """Non-blocking reads/writes on the event loop for a pipe, a worker thread otherwise."""
+
+    def __init__(self, fd: int):
+        self.fd = fd
+        self.polled = _pollable(fd)
+        if self.polled:
+            os.set_blocking(fd, False)
+
+    async def read(self) -> bytes:
+        if not self.polled:
+            return await anyio.to_thread.run_sync(os.read, self.fd, READ_CHUNK)
+        while True:
+            try:
+                return os.read(self.fd, READ_CHUNK)
+            except BlockingIOError:
+                await anyio.wait_readable(self.fd)
+
+    async def write(self, data: bytes) -> None:
+        view = memoryview(data)
+        while view:
+            if not self.polled:
+                written = await anyio.to_thread.run_sync(os.write, self.fd, view)
+            else:
+                try:
+                    written = os.write(self.fd, view)
+                except BlockingIOError:
+                    await anyio.wait_writable(self.fd)
+                    continue
+            view = view[written:]
+
+    def restore_blocking(self) -> None:
+        if self.polled:
+            with suppress(OSError):
+                os.set_blocking(self.fd, True)
+
+
+def usable() -> bool:
+    """True when fd 0 and 1 back sys.stdin/sys.stdout (else the SDK's in-place text streams are used)."""
+    return _is_backed_by_fd(sys.stdin, 0) and _is_backed_by_fd(sys.stdout, 1)
+
+
+def _claimed_fd(fd: int, stream: Any, mode: str, diversion: Callable[[], int]) -> tuple[int, Callable[[], None] | None]:
+    handle, release = _claim_fd(fd, stream, mode, diversion)  # type: ignore[arg-type]
+    return handle.fileno(), release
+
+
+@asynccontextmanager
+async def stdio_server(deferred: DeferredMeta | None = None) -> AsyncIterator[tuple[Any, Any]]:
+    """Serve MCP over this process's stdin/stdout; yields the (read, write) streams serve_loop takes."""
+    release_in = release_out = None
+    try:
+        in_fd, release_in = _claimed_fd(0, sys.stdin, "rb", _open_stdin_diversion)
+        out_fd, release_out = _claimed_fd(1, sys.stdout, "wb", _open_stdout_diversion)
+        reader_fd, writer_fd = _Fd(in_fd), _Fd(out_fd)
+        read_writer, read_stream = create_context_streams[SessionMessage | Exception](0)
+        write_stream, write_reader = create_context_streams[SessionMessage](0)
+
+        async def deliver(line: bytes) -> None:
+            error = invalid_id_error(line)  # the SDK would take it for a notification (requestids.py)
+            if error is None:
+                await read_writer.send(parse(line))
+            else:
+                await write_stream.send(SessionMessage(types.JSONRPCError.model_validate(error)))
+
+        async def reader() -> None:
+            pending: list[bytes] = []  # pieces of a line longer than one read (big host tables)
+            async with read_writer:
+                with suppress(anyio.ClosedResourceError, anyio.BrokenResourceError, OSError):
+                    while chunk := await reader_fd.read():
+                        start = 0
+                        while (end := chunk.find(b"\n", start)) >= 0:
+                            line = chunk[start:end]
+                            if pending:
+                                line, pending = b"".join([*pending, line]), []
+                            if line.strip():
+                                await deliver(line)
+                            start = end + 1
+                        if start < len(chunk):
+                            pending.append(chunk[start:])
+                    if pending and (line := b"".join(pending)).strip():
+                        await deliver(line)
+
+        async def writer() -> None:
+            async with write_reader:
+                with suppress(anyio.ClosedResourceError, anyio.BrokenResourceError):
+                    async for session_message in write_reader:
+                        await writer_fd.write(encode(session_message.message, deferred))
+
+        try:
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(reader)
+                tg.start_soon(writer)
+                yield read_stream, write_stream
+        finally:
+            reader_fd.restore_blocking()
+            writer_fd.restore_blocking()
+    finally:
+        if release_out is not None:
+            release_out()
+        if release_in is not None:
+            release_in()

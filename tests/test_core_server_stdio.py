@@ -1,0 +1,107 @@
+"""The server's own stdio transport: responses written once by orjson, same JSON as the SDK's pydantic dump.
+
+Speed lives in ``make bench`` (case 1); these tests pin what must not change on the wire.
+"""
+
+from __future__ import annotations
+
+import subprocess
+
+import mcp_types as types
+import orjson
+from analytics_acp.server_stdio import DEFERRED_KEY, MAX_PENDING, DeferredMeta, encode, parse
+from core_helpers import CREDS, env, serve_command
+
+RESULT = {
+    "content": [{"type": "text", "text": "{\"rows\": 2}"}],
+    "isError": False,
+    "_meta": {"acp": {"error": None, "system_data": {"format": "inline", "table": [{"a": 1, "b": None}, {"a": 2.5}]}}},
+}
+
+
+def _pydantic_line(result):
+    return types.JSONRPCResponse(jsonrpc="2.0", id=9, result=result).model_dump_json(by_alias=True, exclude_unset=True)
+
+
+def test_parked_meta_comes_back_whole_on_the_wire():
+    deferred = DeferredMeta()
+    parked = deferred.park(RESULT)
+    assert parked["_meta"] == {DEFERRED_KEY: parked["_meta"][DEFERRED_KEY]} and parked["content"] == RESULT["content"]
+    line = encode(types.JSONRPCResponse(jsonrpc="2.0", id=9, result=parked), deferred)
+    assert line.endswith(b"\n") and line.count(b"\n") == 1
+    assert orjson.loads(line) == orjson.loads(_pydantic_line(RESULT))  # nulls inside _meta.acp kept
+    assert DEFERRED_KEY.encode() not in line
+
+
+def test_results_without_meta_and_other_messages_are_unchanged():
+    deferred = DeferredMeta()
+    plain = {"tools": [{"name": "x", "inputSchema": {"type": "object"}}]}
+    assert deferred.park(plain) is plain
+    assert orjson.loads(encode(types.JSONRPCResponse(jsonrpc="2.0", id="a", result=plain), deferred)) == {
+        "jsonrpc": "2.0", "id": "a", "result": plain}
+    error = types.JSONRPCError(jsonrpc="2.0", id=3, error=types.ErrorData(code=-32601, message="Method not found"))
+    assert encode(error, deferred) == error.model_dump_json(by_alias=True, exclude_unset=True).encode() + b"\n"
+
+
+def test_a_parked_meta_whose_answer_is_never_written_does_not_pile_up():
+    deferred = DeferredMeta()
+    tokens = [deferred.park(RESULT)["_meta"] for _ in range(MAX_PENDING + 10)]
+    assert len(deferred._pending) == MAX_PENDING
+    dropped = deferred.restore({"content": [], "_meta": tokens[0]})
+    assert "_meta" not in dropped  # its value is gone; the placeholder never reaches the wire
+    assert deferred.restore({"content": [], "_meta": tokens[-1]})["_meta"] == RESULT["_meta"]
+
+
+def test_values_orjson_refuses_fall_back_to_pydantic():
+    result = {"content": [], "_meta": {"acp": {1: "int key"}}}
+    line = encode(types.JSONRPCResponse(jsonrpc="2.0", id=1, result=result), None)
+    assert orjson.loads(line)["result"]["_meta"] == {"acp": {"1": "int key"}}
+
+
+def test_parse_keeps_the_sdk_validation():
+    assert isinstance(parse(b'{"jsonrpc": "2.0", "id": 1, "method": "tools/list"}').message, types.JSONRPCRequest)
+    assert isinstance(parse(b"not json"), Exception)
+
+
+def _messages(*extra):
+    init = {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "clientInfo": {"name": "t", "version": "1"},
+        "capabilities": {"experimental": {"acp": {"version": "1.0", "stores_system_data": True}}}}}
+    lines = [init, {"jsonrpc": "2.0", "method": "notifications/initialized"}, *extra]
+    return b"".join(orjson.dumps(m) + b"\n" for m in lines)
+
+
+def _answers(stdout: bytes) -> dict:
+    return {m["id"]: m for m in map(orjson.loads, stdout.splitlines()) if "id" in m}
+
+
+def test_long_lines_both_ways_over_pipes():
+    # A request line and a response line far beyond one 64 KiB read: framing reassembles both.
+    call = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {
+        "name": "extract", "arguments": {"n": 3000, "resource_id": "acc1"},
+        "_meta": {"pad": "x" * 300_000, "acp": {"row_limit": 5, "inline_max_bytes": 10_000_000}}}}
+    proc = subprocess.Popen(serve_command(), env=env(), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.DEVNULL)
+    configure = {"jsonrpc": "2.0", "id": 5, "method": "acp/configure", "params": {"credentials": CREDS}}
+    proc.stdin.write(_messages(configure, call))
+    proc.stdin.flush()
+    while orjson.loads(line := proc.stdout.readline()).get("id") != 1:
+        pass
+    proc.stdin.close()
+    proc.wait(timeout=60)
+    assert len(line) > 100_000 and DEFERRED_KEY.encode() not in line
+    result = orjson.loads(line)["result"]
+    table = result["_meta"]["acp"]["system_data"]["table"]
+    assert len(table) == 3000 and table[2999]["n"] == 2999
+    assert orjson.loads(result["content"][0]["text"])["returned_rows"] == 5
+
+
+def test_stdin_from_a_regular_file(tmp_path):
+    # epoll cannot wait on a regular file: reads go through a worker thread and still frame lines.
+    requests = tmp_path / "in.jsonl"
+    requests.write_bytes(_messages({"jsonrpc": "2.0", "id": 1, "method": "tools/list"}))
+    with open(requests, "rb") as stdin:
+        proc = subprocess.run(serve_command(), env=env(), stdin=stdin, capture_output=True, timeout=60)
+    answers = _answers(proc.stdout)
+    assert answers[0]["result"]["capabilities"]["experimental"]["acp"]
+    assert answers.get(1) is None or "extract" in {t["name"] for t in answers[1]["result"]["tools"]}
