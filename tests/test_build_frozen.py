@@ -334,3 +334,42 @@ def test_browser_frozen_captures_a_page_with_the_system_chromium(browser, tmp_pa
     tables = {t.name: t for t in res.tables()}
     assert tables["seo"].rows[0]["title"] == "Frozen Shop"
     assert "frozen_view" in [r["event"] for r in tables["datalayer"].rows]
+
+
+@pytest.fixture(scope="module")
+def gsc(tmp_path_factory):
+    result = build_one("gsc", tmp_path_factory.mktemp("dist-gsc"))
+    assert result.ok, result.error
+    return result
+
+
+def _folder_mb(folder: Path) -> float:
+    return sum(p.stat().st_size for p in folder.rglob("*") if p.is_file()) / 1e6
+
+
+def test_gsc_build_carries_one_discovery_document(gsc):
+    inside = _internal_packages(gsc.folder)
+    assert {"googleapiclient", "google", "httplib2", "analytics_acp_gsc", "analytics_acp_google"} <= inside
+    assert not inside & {"sqlalchemy", "duckdb", "playwright", "matplotlib", "statsmodels", "analytics_acp_databases", "pytest"}
+    docs = [p.name for p in gsc.folder.rglob("googleapiclient/discovery_cache/documents/*.json")]
+    assert docs == ["searchconsole.v1.json"]  # not the 110 MB of every API
+    print(f"gsc frozen: folder {_folder_mb(gsc.folder):.0f} MB, zip {gsc.zip.stat().st_size / 1e6:.0f} MB")
+
+
+def test_gsc_frozen_passes_the_checklist_on_the_fake(gsc):
+    import sys
+
+    here = Path(__file__).resolve().parents[1] / "connectors"
+    sys.path[:0] = [str(here / "google" / "tests"), str(here / "gsc" / "tests")]
+    import datetime as dt
+
+    from analytics_acp_gsc.dates import today_pt
+    from gscfake import DOMAIN, running_fakes
+
+    with running_fakes(today_pt() - dt.timedelta(days=2)) as fakes:
+        items = run_check(Target(zip=gsc.zip), credentials=fakes.service_account(), config=fakes.config, resource_id=DOMAIN,
+                          sample_calls=[("search_analytics", {"dimensions": ["query", "date"]}),
+                                        ("inspect_urls", {"urls": ["https://example.com/blog/p0"]}), ("sitemaps", {})],
+                          env={"ANALYTICS_ACP_GOOGLE_DEADLINE_S": "5"}, timeout=120)
+        assert fakes.queries(DOMAIN), "the frozen server reached the fake through googleapiclient"
+    assert not failed(items), [(i.item, i.evidence) for i in failed(items)]

@@ -18,13 +18,17 @@ an unknown token gets 401, a property the owner cannot see gets 403 with Google'
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import hashlib
 import threading
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import unquote
 
+from googlefakes import keys
+from googlefakes.oauth import TokenEndpoint
 from googlefakes.server import FakeServer, Request, google_error
 
 SITES = r"/webmasters/v3/sites"
@@ -268,3 +272,64 @@ class FakeSearchConsole:
 def rows_of(extraction: Any) -> list[dict[str, Any]]:
     """An Extraction's rows as dicts."""
     return [dict(zip(extraction.columns, row, strict=True)) for row in extraction.rows]
+
+
+class Env:
+    """The running fakes and ready credentials."""
+
+    def __init__(self, server: FakeServer, oauth: TokenEndpoint, gsc: FakeSearchConsole):
+        self.server, self.oauth, self.gsc = server, oauth, gsc
+        self.final_through: dt.date | None = None
+
+    @property
+    def config(self) -> dict[str, Any]:
+        return {"api_endpoint": self.server.url}
+
+    def service_account(self) -> dict[str, Any]:
+        return keys.service_account_credentials(self.oauth.token_uri, SA_EMAIL)
+
+    def oauth_user(self) -> dict[str, Any]:
+        return keys.oauth(access_token=None, refresh_token=REFRESH, client_id="fake-client.apps.googleusercontent.com",
+                          client_secret="fake-client-secret", email=USER, token_uri=self.oauth.token_uri)
+
+    def queries(self, site: str | None = None) -> list[Any]:
+        """Recorded searchAnalytics.query requests (optionally for one property)."""
+        from urllib.parse import quote
+
+        pattern = "/searchAnalytics/query" if site is None else f"/sites/{quote(site, safe='')}/searchAnalytics/query"
+        return self.server.requests_to(pattern, "POST")
+
+
+def make_sites(final_through: dt.date = dt.date(2026, 9, 22)) -> list[Site]:
+    """sc-domain:example.com (40 queries a day), https://www.example.com/ and https://shop.example.org/.
+
+    Final data through ``final_through``, fresh data two more days, 60 days of data before.
+    """
+    span = {"first_date": final_through - dt.timedelta(days=60), "final_through": final_through,
+            "last_date": final_through + dt.timedelta(days=2)}
+    sitemap = {"path": "https://example.com/sitemap_index.xml", "type": "sitemap", "isSitemapsIndex": True, "isPending": False,
+               "lastSubmitted": "2026-09-01T10:00:00.000Z", "lastDownloaded": "2026-09-23T04:12:00.000Z",
+               "warnings": "0", "errors": "0", "contents": [{"type": "web", "submitted": "120", "indexed": "0"}]}
+    child = {"path": "https://example.com/sitemap-posts.xml", "type": "sitemap", "isSitemapsIndex": False, "isPending": False,
+             "lastSubmitted": "2026-09-01T10:00:00.000Z", "lastDownloaded": "2026-09-23T04:13:00.000Z", "warnings": "2",
+             "errors": "1", "contents": [{"type": "web", "submitted": "100"}, {"type": "image", "submitted": "40"}]}
+    return [
+        Site(DOMAIN, host="example.com", sitemaps=[sitemap], children={sitemap["path"]: [child]}, **span),
+        Site(PREFIX, host="www.example.com", queries=10, **span),
+        Site(SHOP, host="shop.example.org", queries=5, **span),
+    ]
+
+
+@contextlib.contextmanager
+def running_fakes(final_through: dt.date) -> Iterator[Env]:
+    """Token endpoint + Search Console on 127.0.0.1 (service account and OAuth user registered)."""
+    with FakeServer(hang_s=10) as server:
+        oauth = TokenEndpoint(server)
+        oauth.register_service_account(SA_EMAIL, keys.public_key_pem(0))
+        oauth.register_refresh_token(REFRESH, "fake-client.apps.googleusercontent.com", "fake-client-secret", USER)
+        access = {
+            SA_EMAIL: [(DOMAIN, "siteOwner"), (SHOP, "siteFullUser")],
+            USER: [(PREFIX, "siteOwner"), (SHOP, "siteRestrictedUser")],
+        }
+        gsc = FakeSearchConsole(server, make_sites(final_through), access)
+        yield Env(server, oauth, gsc)

@@ -185,3 +185,15 @@ def test_compare_join_keeps_rows_of_one_window_with_nulls():
     assert rows[0] == ("a", 10, 6, 4, 100, 120, -20, 0.1, 0.05, 0.05, 3.0, 4.5, -1.5)
     assert rows[1] == ("new", 4, None, None, 40, None, None, 0.1, None, None, 8.0, None, None)
     assert rows[2] == ("gone", None, 7, None, None, 70, None, None, 0.1, None, None, 9.0, None)
+
+
+def test_start_up_imports_no_google_client():
+    """The server declares itself without importing googleapiclient or google-auth (they load on the first call)."""
+    import subprocess
+    import sys
+
+    code = ("import sys, analytics_acp_gsc.plugin as p; p.connector_declaration(); p.register_tools(lambda s: None); "
+            "p.register_blocks(lambda s: None); print(sorted(m for m in sys.modules if m.split('.')[0] in "
+            "('google', 'googleapiclient', 'httplib2', 'google_auth_httplib2')))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip()
+    assert out == "[]"

@@ -52,13 +52,14 @@ def block_position_clusters(resource_id: str, ctx: Any) -> list[dict[str, Any]]:
     start = dates.add_months(end, -3) + dt.timedelta(days=1)
     body = {"dimensions": ["query"], "type": "web", "startDate": start.isoformat(), "endDate": end.isoformat()}
     rows = planner.fetch_window(lambda b: client.query(resource_id, b), body).rows
-    sums = {name: {"clusterPosition": name, "clicks": 0, "impressions": 0, "queries": 0} for name, _ in [*CLUSTERS, ("Out", 0)]}
+    names = [name for name, _ in CLUSTERS] + ["Out"]
+    sums = {name: [0, 0, 0] for name in names}  # clicks, impressions, queries
     for r in rows:
         entry = sums[cluster_of(float(r.get("position") or 0))]
-        entry["clicks"] += int(r.get("clicks") or 0)
-        entry["impressions"] += int(r.get("impressions") or 0)
-        entry["queries"] += 1
-    return list(sums.values())
+        entry[0] += int(r.get("clicks") or 0)
+        entry[1] += int(r.get("impressions") or 0)
+        entry[2] += 1
+    return [{"clusterPosition": n, "clicks": c, "impressions": i, "queries": q} for n, (c, i, q) in sums.items()]
 
 
 def block_top_queries(resource_id: str, ctx: Any) -> list[dict[str, Any]]:

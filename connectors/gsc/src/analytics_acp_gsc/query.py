@@ -83,6 +83,7 @@ class Query:
 
 
 def _choice(value: Any, allowed: list[str], name: str, default: str | None) -> str | None:
+    """The allowed option ``value`` names (case-insensitive), ``default`` when absent."""
     if value in (None, ""):
         return default
     for option in allowed:
@@ -91,27 +92,40 @@ def _choice(value: Any, allowed: list[str], name: str, default: str | None) -> s
     raise InvalidArguments(f"{name} {value!r} is not valid. Use one of: {', '.join(allowed)}.")
 
 
+def _pick(value: Any, allowed: list[str], name: str, default: str) -> str:
+    """``_choice`` that always yields an option (``default`` when absent)."""
+    return _choice(value, allowed, name, default) or default
+
+
+def _named(value: Any, allowed: list[str], name: str) -> str:
+    """``_choice`` for a value that must be given."""
+    chosen = _choice(value, allowed, name, None)
+    if chosen is None:
+        raise InvalidArguments(f"{name} is missing. Use one of: {', '.join(allowed)}.")
+    return chosen
+
+
 def parse_query(args: dict[str, Any], *, allow_time: bool = True) -> Query:
     """Validate dimensions, filters, search_type, aggregation_type and data_state against the API's rules."""
     dims_raw = args.get("dimensions")
-    dims = list(DEFAULT_DIMENSIONS) if dims_raw is None else [_choice(d, DIMENSIONS, "dimension", None) for d in dims_raw]
+    dims = list(DEFAULT_DIMENSIONS) if dims_raw is None else [_named(d, DIMENSIONS, "dimension") for d in dims_raw]
     if len(set(dims)) != len(dims):
         raise InvalidArguments("dimensions must not repeat a dimension.")
-    filters = []
+    filters: list[dict[str, str]] = []
     for f in args.get("filters") or []:
         if not isinstance(f, dict) or not f.get("dimension") or f.get("expression") in (None, ""):
             raise InvalidArguments('Each filter needs dimension and expression, e.g. {"dimension": "page", "operator": "contains", "expression": "/blog/"}.')
         filters.append({
-            "dimension": _choice(f["dimension"], FILTER_DIMENSIONS, "filter dimension", None),
-            "operator": _choice(f.get("operator"), OPERATORS, "filter operator", "equals"),
+            "dimension": _named(f["dimension"], FILTER_DIMENSIONS, "filter dimension"),
+            "operator": _pick(f.get("operator"), OPERATORS, "filter operator", "equals"),
             "expression": str(f["expression"]),
         })
     query = Query(
-        dimensions=dims,  # type: ignore[arg-type]
+        dimensions=dims,
         filters=filters,
-        search_type=_choice(args.get("search_type"), SEARCH_TYPES, "search_type", "web") or "web",
+        search_type=_pick(args.get("search_type"), SEARCH_TYPES, "search_type", "web"),
         aggregation_type=_choice(args.get("aggregation_type"), AGGREGATION_TYPES, "aggregation_type", None),
-        data_state=_choice(args.get("data_state"), DATA_STATES, "data_state", "final") or "final",
+        data_state=_pick(args.get("data_state"), DATA_STATES, "data_state", "final"),
     )
     _check_rules(query, allow_time)
     return query
@@ -231,7 +245,7 @@ def sort_rows(rows: list[tuple[Any, ...]], order: list[tuple[str, bool]], column
         i = columns.index(name)
         present = [r for r in rows if r[i] is not None]
         missing = [r for r in rows if r[i] is None]
-        present.sort(key=lambda r, i=i: r[i], reverse=desc)
+        present.sort(key=lambda r: r[i], reverse=desc)  # noqa: B023 - sorted before i changes
         rows = present + missing
     return rows
 

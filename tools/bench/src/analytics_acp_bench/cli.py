@@ -9,7 +9,8 @@ from pathlib import Path
 
 from .runner import machine_info, markdown, run_case, write_results
 
-CASE_MODULES = ["percall", "bigextract", "peers", "coldstart", "httpsessions", "acpquery", "building", "ga4report"]
+CASE_MODULES = ["percall", "bigextract", "peers", "coldstart", "httpsessions", "acpquery", "building", "ga4report",
+                "gscextract"]
 
 
 def main(argv: list[str] | None = None) -> int:
