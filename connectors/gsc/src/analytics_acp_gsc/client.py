@@ -45,9 +45,27 @@ def _service(endpoint: str | None) -> Any:
 
             options = {"api_endpoint": endpoint.rstrip("/") + "/"} if endpoint else None
             service = build(SERVICE, VERSION, http=httplib2.Http(), static_discovery=True,
-                            cache_discovery=False, client_options=options)
+                            cache_discovery=False, client_options=options, model=_orjson_model())
             _services[endpoint] = service
         return service
+
+
+def _orjson_model() -> Any:
+    """googleapiclient's JSON model, parsing responses with orjson (a 25,000-row page is ~4 MB of JSON)."""
+    import orjson
+    from googleapiclient.model import JsonModel
+
+    class OrjsonModel(JsonModel):
+        def deserialize(self, content: Any) -> Any:
+            try:
+                body = orjson.loads(content)
+            except orjson.JSONDecodeError:
+                return super().deserialize(content)
+            if self._data_wrapper and isinstance(body, dict) and "data" in body:
+                body = body["data"]
+            return body
+
+    return OrjsonModel(data_wrapper=False)
 
 
 def _google_credentials(credentials: dict[str, Any]) -> Any:

@@ -10,6 +10,7 @@ not a dimension. A day that reaches the ceiling on its own is reported: its tail
 from __future__ import annotations
 
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -56,24 +57,40 @@ class Plan:
     warnings: list[str] = field(default_factory=list)
 
 
-def fetch_window(fetch: Fetch, body: dict[str, Any], row_cap: int | None = None, page_size: int | None = None) -> WindowRows:
-    """Page one query with startRow until a page comes back short (or row_cap rows were read)."""
+def fetch_window(fetch: Fetch, body: dict[str, Any], row_cap: int | None = None, page_size: int | None = None,
+                 on_page: Callable[[list[dict[str, Any]]], None] | None = None) -> WindowRows:
+    """Page one query with startRow until a page comes back short (or row_cap rows were read).
+
+    One request is in flight at a time, but the next page is requested before this one is handed
+    to ``on_page``: converting a page overlaps with the API preparing the next.
+    """
     size = page_size or PAGE_SIZE
     out = WindowRows()
+
+    def request(start: int) -> dict[str, Any]:
+        return fetch({**body, "rowLimit": size, "startRow": start})
+
     start = 0
-    while True:
-        response = fetch({**body, "rowLimit": size, "startRow": start})
-        out.requests += 1
-        out.note_metadata(response)
-        page = response.get("rows") or []
-        out.rows.extend(page)
-        if row_cap is not None and len(out.rows) >= row_cap:
-            out.reached_cap = len(page) == size or len(out.rows) > row_cap
-            del out.rows[row_cap:]
-            return out
-        if len(page) < size:
-            return out
-        start += size
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="gsc-page") as pool:
+        pending = pool.submit(request, start)
+        while True:
+            response = pending.result()
+            out.requests += 1
+            out.note_metadata(response)
+            page = response.get("rows") or []
+            room = None if row_cap is None else row_cap - len(out.rows)
+            more = len(page) == size and (room is None or room > len(page))
+            if more:
+                start += size
+                pending = pool.submit(request, start)
+            kept = page if room is None or room >= len(page) else page[:room]
+            out.rows.extend(kept)
+            if on_page is not None:
+                on_page(kept)
+            if not more:
+                if row_cap is not None and len(out.rows) >= row_cap:
+                    out.reached_cap = len(page) == size or len(kept) < len(page)
+                return out
 
 
 def _merge_key(row: dict[str, Any]) -> tuple[str, ...]:
@@ -109,14 +126,17 @@ def by_clicks(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 def extract(fetch: Fetch, body: dict[str, Any], *, start: str, end: str, has_date: bool,
-            row_cap: int | None = None, row_ceiling: int = DEFAULT_ROW_CEILING, page_size: int | None = None) -> Plan:
+            row_cap: int | None = None, row_ceiling: int = DEFAULT_ROW_CEILING, page_size: int | None = None,
+            on_page: Callable[[list[dict[str, Any]]], None] | None = None) -> Plan:
     """Every row the API can give for ``body`` over [start, end], in the API's order (clicks descending).
 
     ``has_date``: date or hour is a dimension, so day slices concatenate; otherwise they are merged.
     ``row_cap``: stop after that many rows (the API's top rows); no day splitting is needed then
     unless the cap lies beyond the ceiling.
+    ``on_page``: called with each page of the whole window as it arrives (not for day slices);
+    when the plan ends up split by day (``split_by_day``), what it saw is superseded by ``rows``.
     """
-    whole = fetch_window(fetch, {**body, "startDate": start, "endDate": end}, row_cap, page_size)
+    whole = fetch_window(fetch, {**body, "startDate": start, "endDate": end}, row_cap, page_size, on_page)
     plan = Plan(rows=whole.rows, requests=whole.requests, pages=whole.requests,
                 first_incomplete_date=whole.first_incomplete_date, first_incomplete_hour=whole.first_incomplete_hour,
                 row_cap_applied=whole.reached_cap)

@@ -171,33 +171,44 @@ def _parse_hour(text: str) -> dt.datetime | None:
 
 
 def row_converter(q: Query, first_incomplete_date: str | None, first_incomplete_hour: str | None):
-    """A function API row -> output tuple in header order (metrics typed; ctr 4 and position 2 decimals)."""
+    """A function API row -> output tuple in header order (metrics typed; ctr 4 and position 2 decimals).
+
+    Called once per row of extractions of hundreds of thousands of rows: the common case is one
+    tuple expression; rows with a missing key or metric take the careful path.
+    """
     dims = q.dimensions
     n = len(dims)
     di = dims.index("date") if "date" in dims else None
     hi = dims.index("hour") if "hour" in dims else None
-    flag = q.flags_provisional
     cutoff_hour = _parse_hour(first_incomplete_hour) if first_incomplete_hour else None
 
-    def convert(row: dict[str, Any]) -> tuple[Any, ...]:
-        keys = row.get("keys") or [None] * n
-        values: list[Any] = [_dim_value(k) for k in keys[:n]]
-        values.extend(_metrics(row))
-        if flag:
-            provisional = False
-            if di is not None and first_incomplete_date and keys[di] is not None:
-                provisional = str(keys[di]) >= first_incomplete_date
-            if hi is not None and cutoff_hour is not None and keys[hi] is not None:
-                moment = _parse_hour(str(keys[hi]))
-                provisional = provisional or (moment is not None and moment >= cutoff_hour)
-            values.append(provisional)
-        return tuple(values)
+    def careful(row: dict[str, Any]) -> tuple[Any, ...]:
+        keys = list(row.get("keys") or [])[:n]
+        return (*keys, *[None] * (n - len(keys)), *_metrics(row))
 
-    return convert
+    def plain(row: dict[str, Any]) -> tuple[Any, ...]:
+        try:
+            keys = row["keys"] if n else ()
+            if len(keys) != n:
+                return careful(row)
+            return (*keys, int(row["clicks"]), int(row["impressions"]), round(row["ctr"], 4), round(row["position"], 2))
+        except (KeyError, TypeError, ValueError):
+            return careful(row)
 
+    if not q.flags_provisional:
+        return plain
 
-def _dim_value(key: Any) -> Any:
-    return key
+    def flagged(row: dict[str, Any]) -> tuple[Any, ...]:
+        values = plain(row)
+        provisional = False
+        if di is not None and first_incomplete_date and values[di] is not None:
+            provisional = str(values[di]) >= first_incomplete_date
+        if hi is not None and cutoff_hour is not None and values[hi] is not None:
+            moment = _parse_hour(str(values[hi]))
+            provisional = provisional or (moment is not None and moment >= cutoff_hour)
+        return (*values, provisional)
+
+    return flagged
 
 
 def _metrics(row: dict[str, Any]) -> list[Any]:

@@ -61,10 +61,11 @@ def provisional_warning(first_date: str | None, first_hour: str | None) -> list[
     return out
 
 
-def fetch_rows(client: Client, site: str, q: Query, start: str, end: str, ctx: Any, cap: int | None) -> planner.Plan:
+def fetch_rows(client: Client, site: str, q: Query, start: str, end: str, ctx: Any, cap: int | None,
+               on_page: Any = None) -> planner.Plan:
     """Run the planner against the API for one window."""
     return planner.extract(lambda body: client.query(site, body), q.body(), start=start, end=end,
-                           has_date=q.has_time, row_cap=cap, row_ceiling=row_ceiling(ctx))
+                           has_date=q.has_time, row_cap=cap, row_ceiling=row_ceiling(ctx), on_page=on_page)
 
 
 def totals(client: Client, site: str, q: Query, start: str, end: str) -> dict[str, Any]:
@@ -83,9 +84,22 @@ def run_search_analytics(args: dict[str, Any], ctx: Any) -> Extraction:
     client = Client(ctx)
     start, end = applied_window(client, site, q, args)
     # With order_by the whole extraction is sorted before any cap: never only the API's top rows.
-    plan = fetch_rows(client, site, q, start, end, ctx, None if order else cap)
-    convert = row_converter(q, plan.first_incomplete_date, plan.first_incomplete_hour)
-    rows = [convert(r) for r in plan.rows]
+    # Rows are converted page by page while the next page is on its way; with provisional flags the
+    # conversion waits for every response's metadata, and a day-split plan is converted as merged.
+    early: list[tuple[Any, ...]] = []
+    on_page = None
+    if not q.flags_provisional:
+        convert_page = row_converter(q, None, None)
+
+        def on_page(page: list[dict[str, Any]]) -> None:
+            early.extend(map(convert_page, page))
+
+    plan = fetch_rows(client, site, q, start, end, ctx, None if order else cap, on_page)
+    if on_page is not None and not plan.split_by_day:
+        rows, plan.rows = early, []  # the API's dicts are not needed any more
+    else:
+        convert = row_converter(q, plan.first_incomplete_date, plan.first_incomplete_hour)
+        rows = [convert(r) for r in plan.rows]
     if order:
         rows = sort_rows(rows, order, columns)
         if cap is not None and len(rows) > cap:
