@@ -93,3 +93,16 @@ def test_search_appearance_rule_is_an_invalid_argument_before_any_request(env, c
     with pytest.raises(InvalidArguments, match="Step 1: group by searchAppearance alone"):
         run_search_analytics({"dimensions": ["searchAppearance", "page"]}, ctx_for())
     assert env.queries() == []
+
+
+def test_hourly_data_is_flagged_from_first_incomplete_hour(env, ctx_for):
+    out = run_search_analytics({"dimensions": ["hour"], "data_state": "hourly_all", "start_date": "yesterday",
+                                "end_date": "today"}, ctx_for())
+    rows = rows_of(out)
+    assert out.dates == ["2026-09-23", "2026-09-24"] and out.columns[-1] == "provisional"
+    assert all(r["provisional"] for r in rows)  # the fake's first incomplete hour is 2026-09-23T00:00 PT
+    assert any("Hourly data from 2026-09-23T00:00:00-07:00 on is provisional" in w for w in out.warnings)
+    assert env.queries(DOMAIN)[-2].body["dataState"] == "hourly_all"
+    older = rows_of(run_search_analytics({"dimensions": ["hour"], "data_state": "hourly_all", "start_date": "2026-09-21",
+                                          "end_date": "2026-09-22"}, ctx_for()))
+    assert older and not any(r["provisional"] for r in older)
