@@ -121,7 +121,7 @@ def test_full_checklist_on_the_core_runtime_server(tmp_path):
 
 
 @pytest.mark.parametrize("flags,why", [(["--acp-version", "2.0"], "announces ACP 2.0"),
-                                       (["--no-acp"], "no capabilities.experimental.acp")])
+                                       (["--no-acp"], "does not announce capabilities.experimental.acp")])
 def test_check_sends_nothing_of_acp_to_a_server_without_acp_1(tmp_path, flags, why):
     """4.3: the probe names why the server is plain MCP and sends it no credentials, _meta.acp or configure."""
     record = tmp_path / "requests.jsonl"

@@ -35,7 +35,7 @@ async def _session(tmp_path, flags):
 
 @pytest.mark.asyncio
 @pytest.mark.parametrize("flags,why", [
-    (["--no-acp"], "has no capabilities.experimental.acp"),
+    (["--no-acp"], "does not announce capabilities.experimental.acp"),
     (["--acp-version", "2.0"], "announces ACP 2.0"),
     (["--acp-version", "0.9"], "announces ACP 0.9"),
 ])

@@ -107,6 +107,19 @@ def build_main(argv: list[str] | None = None) -> int:
 
 # --- install / uninstall ---------------------------------------------------------------------------
 
+PROGRESS_EVERY_S = 5.0  # install's "still waiting" lines on a terminal
+
+
+def _seconds(value: str) -> float:
+    try:
+        seconds = float(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{value!r} is not a number of seconds") from None
+    if not 0 < seconds < float("inf"):
+        raise argparse.ArgumentTypeError("must be a positive number of seconds")
+    return seconds
+
+
 def install_main(argv: list[str] | None = None) -> int:
     """Install an ACP .zip into a servers directory.
 
@@ -119,12 +132,18 @@ def install_main(argv: list[str] | None = None) -> int:
     )
     p.add_argument("zip", help="the server .zip")
     p.add_argument("--dir", required=True, help="servers directory (e.g. <userData>/acp/servers or <project>/.analytika/acp)")
-    p.add_argument("--timeout", type=float, default=60.0, help="seconds the server has to answer (default 60)")
+    p.add_argument("--timeout", type=_seconds, default=60.0,
+                   help="seconds the server has to answer initialize and tools/list (default 60)")
     args = p.parse_args(argv)
     from .install import InstallError, install_zip
 
+    def progress(line: str) -> None:
+        print(f"analytics-acp install: {line}", file=sys.stderr, flush=True)
+
+    # On a terminal a line every few seconds says what is still awaited; in a log, only the first one.
+    every = PROGRESS_EVERY_S if sys.stderr.isatty() else None
     try:
-        done = install_zip(Path(args.zip), Path(args.dir), timeout=args.timeout)
+        done = install_zip(Path(args.zip), Path(args.dir), timeout=args.timeout, progress=progress, progress_every=every)
     except InstallError as exc:
         print(f"analytics-acp install: refused: {exc}\nNothing was changed.", file=sys.stderr)
         return EXIT_FAIL

@@ -14,7 +14,7 @@ import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
-from .launch import ServerFailed, probe_sync, stdio_launch
+from .launch import Progress, ServerFailed, probe_sync, stdio_launch
 from .manifest import ID_PATTERN, ManifestError, load_manifest
 from .ziprules import ZipRefused, extract_plan, read_plan
 
@@ -37,8 +37,12 @@ class Installed:
     tools: list[str]
 
 
-def install_zip(zip_path: Path, servers_dir: Path, *, timeout: float = 60.0, env: dict[str, str] | None = None) -> Installed:
-    """Install ``zip_path`` into ``servers_dir/<id>``; raises InstallError and keeps the old version on failure."""
+def install_zip(zip_path: Path, servers_dir: Path, *, timeout: float = 60.0, env: dict[str, str] | None = None,
+                progress: Progress | None = None, progress_every: float | None = None) -> Installed:
+    """Install ``zip_path`` into ``servers_dir/<id>``; raises InstallError and keeps the old version on failure.
+
+    ``progress``/``progress_every``: lines about the start-up wait (see :func:`launch.probe`).
+    """
     zip_path, servers_dir = Path(zip_path), Path(servers_dir)
     try:
         plan = read_plan(zip_path)
@@ -54,7 +58,8 @@ def install_zip(zip_path: Path, servers_dir: Path, *, timeout: float = 60.0, env
         if manifest["id"] != ident:
             raise InstallError(f"acp.json changed while extracting (id {manifest['id']!r} != {ident!r}).")
         # 13.1.1 step 3: the server must start from the staging folder and speak ACP.
-        result = probe_sync(stdio_launch(staging, manifest), env=env, timeout=timeout, require_reserved=False)
+        result = probe_sync(stdio_launch(staging, manifest), env=env, timeout=timeout, require_reserved=False,
+                            progress=progress, progress_every=progress_every)
         replaced = _swap(staging, dest)
     except (ZipRefused, ManifestError, ServerFailed, OSError) as exc:
         shutil.rmtree(staging, ignore_errors=True)

@@ -15,7 +15,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -26,6 +26,7 @@ import anyio
 from .manifest import PYTHON_COMMANDS, ManifestError, transport_problems
 
 RESERVED_TOOLS = ("autocontext", "autocontext_data")
+Progress = Callable[[str], None]  # receives one human line
 
 
 @dataclass
@@ -153,38 +154,32 @@ def _flatten(exc: BaseException) -> str:
 
 
 async def probe(launch: Launch, *, env: dict[str, str] | None = None, timeout: float = 60.0,
-                require_reserved: bool = True, call_autocontext_data: bool = False) -> ProbeResult:
+                require_reserved: bool = True, call_autocontext_data: bool = False,
+                progress: Progress | None = None, progress_every: float | None = None) -> ProbeResult:
     """Connect as an ACP host, require the ACP capability and tools/list (and the reserved tools).
 
     ``call_autocontext_data`` also calls it without credentials (7.2: it must answer without them).
+    ``progress`` receives one human line when the server starts and, with ``progress_every``, one
+    every that many seconds saying what is still awaited (install's feedback on a terminal).
     """
-    from analytics_acp.host import AcpClient
-
+    waiting = _Waiting(launch.describe(), timeout)
+    if progress is not None:
+        progress(f"Starting {waiting.what} and waiting up to {timeout:g} s for it to answer initialize and tools/list.")
+    failure: ServerFailed | None = None
     with tempfile.TemporaryFile(mode="w+", encoding="utf-8") as errlog:
-        try:
-            with anyio.fail_after(timeout):
-                if launch.url:
-                    cm = AcpClient.http(launch.url, token=launch.token)
-                else:
-                    cm = AcpClient.stdio(launch.command, env={**os.environ, **(env or {})},
-                                         cwd=str(launch.cwd) if launch.cwd else None, errlog=errlog)
-                async with cm as client:
-                    result = ProbeResult(client.server_capability, client.server_info,
-                                         [t["name"] for t in await client.list_tools()],
-                                         plain_mcp_reason=client.plain_mcp_reason)
-                    if call_autocontext_data and result.capability is not None and "autocontext_data" in result.tools:
-                        answer = await client.call_tool("autocontext_data", {})
-                        result.autocontext_data_error = answer.text[:300] if answer.is_error else None
-        except TimeoutError:
-            raise ServerFailed(f"The server did not answer within {timeout:.0f} s.{_tail(errlog)}") from None
-        except ServerFailed:
-            raise
-        except BaseException as exc:  # noqa: BLE001 - a broken server can fail in any way
-            if isinstance(exc, KeyboardInterrupt | SystemExit):
-                raise
-            raise ServerFailed(f"The server failed to start or answer: {_flatten(exc)}.{_tail(errlog)}") from None
+        async with anyio.create_task_group() as tg:
+            if progress is not None and progress_every:
+                tg.start_soon(waiting.tick, progress, progress_every)
+            try:
+                result = await _connect(launch, env, timeout, call_autocontext_data, errlog, waiting)
+            except ServerFailed as exc:
+                failure = exc
+            finally:
+                tg.cancel_scope.cancel()
+    if failure is not None:
+        raise failure
     if result.capability is None:  # 4.3: absent or another major version; nothing of ACP was sent to it
-        raise ServerFailed(f"The server is not an ACP 1.x server: its {result.plain_mcp_reason}")
+        raise ServerFailed(f"The server {result.plain_mcp_reason} Install and check need an ACP 1.x server.")
     if require_reserved:
         missing = [t for t in RESERVED_TOOLS if t not in result.tools]
         if missing:
@@ -192,6 +187,56 @@ async def probe(launch: Launch, *, env: dict[str, str] | None = None, timeout: f
     if result.autocontext_data_error:
         raise ServerFailed(f"autocontext_data without credentials answered an error (7.2): {result.autocontext_data_error}")
     return result
+
+
+class _Waiting:
+    """What the probe is waiting for (initialize, then tools/list), for progress lines and the timeout message."""
+
+    def __init__(self, what: str, timeout: float):
+        self.what, self.timeout = what, timeout
+        self.step = "initialize"
+        self.started = time.monotonic()
+
+    async def tick(self, progress: Progress, every: float) -> None:
+        while True:
+            await anyio.sleep(every)
+            elapsed = time.monotonic() - self.started
+            progress(f"Still waiting for {self.step}: {elapsed:.0f} s of {self.timeout:g} s.")
+
+
+async def _connect(launch: Launch, env: dict[str, str] | None, timeout: float, call_autocontext_data: bool,
+                   errlog: Any, waiting: _Waiting) -> ProbeResult:
+    from analytics_acp.host import AcpClient
+
+    try:
+        with anyio.fail_after(timeout):
+            if launch.url:
+                cm = AcpClient.http(launch.url, token=launch.token)
+            else:
+                cm = AcpClient.stdio(launch.command, env={**os.environ, **(env or {})},
+                                     cwd=str(launch.cwd) if launch.cwd else None, errlog=errlog)
+            async with cm as client:
+                waiting.step = "tools/list"
+                result = ProbeResult(client.server_capability, client.server_info,
+                                     [t["name"] for t in await client.list_tools()],
+                                     plain_mcp_reason=client.plain_mcp_reason)
+                if call_autocontext_data and result.capability is not None and "autocontext_data" in result.tools:
+                    waiting.step = "autocontext_data"
+                    answer = await client.call_tool("autocontext_data", {})
+                    result.autocontext_data_error = answer.text[:300] if answer.is_error else None
+                return result
+    except TimeoutError:
+        before = " (it answered initialize)" if waiting.step != "initialize" else ""
+        raise ServerFailed(
+            f"The server ({waiting.what}) did not answer {waiting.step} within {timeout:g} s{before}; "
+            f"a slow machine may need a longer --timeout.{_tail(errlog)}"
+        ) from None
+    except ServerFailed:
+        raise
+    except BaseException as exc:  # noqa: BLE001 - a broken server can fail in any way
+        if isinstance(exc, KeyboardInterrupt | SystemExit):
+            raise
+        raise ServerFailed(f"The server failed to start or answer: {_flatten(exc)}.{_tail(errlog)}") from None
 
 
 def _tail(errlog) -> str:

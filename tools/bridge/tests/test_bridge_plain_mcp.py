@@ -46,7 +46,7 @@ async def test_plain_mcp_and_other_major_servers_get_nothing_of_acp(tmp_path, wr
         _, report, _ = await client.call_json("acp_sources", {})
     by_id = {s["id"]: s for s in report["sources"]}
     assert by_id["plainmcp"]["protocol"] == "mcp" and by_id["plainmcp"]["status"] == "ok"
-    assert "no capabilities.experimental.acp" in by_id["plainmcp"]["protocol_reason"]
+    assert "does not announce capabilities.experimental.acp" in by_id["plainmcp"]["protocol_reason"]
     assert by_id["future"]["protocol"] == "mcp" and "announces ACP 2.0" in by_id["future"]["protocol_reason"]
     assert any("never sent" in w for w in by_id["future"]["warnings"])
     assert by_id["minor"]["protocol"] == "acp" and "protocol_reason" not in by_id["minor"]

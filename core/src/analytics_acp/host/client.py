@@ -41,7 +41,8 @@ class NotAcpServer(Exception):
 
 
 def negotiate(initialize_result: dict[str, Any]) -> tuple[dict[str, Any] | None, str | None]:
-    """4.3 from the host's side: the server's usable ACP capability, or None and why it is plain MCP.
+    """4.3 from the host's side: the server's usable ACP capability, or None and why it is plain MCP
+    (a clause that follows "The server ...").
 
     A server without ``capabilities.experimental.acp``, or announcing another major version than
     this host's, is used as a plain MCP server: no ``_meta.acp``, no credentials, no ``acp/configure``.
@@ -49,13 +50,13 @@ def negotiate(initialize_result: dict[str, Any]) -> tuple[dict[str, Any] | None,
     exp = (initialize_result.get("capabilities") or {}).get("experimental") or {}
     cap = exp.get(ACP_KEY) if isinstance(exp, dict) else None
     if cap is None:
-        return None, "initialize has no capabilities.experimental.acp, so it is used as a plain MCP server (4.3)."
+        return None, "does not announce capabilities.experimental.acp, so it is used as a plain MCP server (4.3)."
     version = cap.get("version") if isinstance(cap, dict) else None
     if not isinstance(version, str) or not version:
-        return None, "capabilities.experimental.acp has no version, so it is used as a plain MCP server (4.3)."
+        return None, "announces capabilities.experimental.acp without a version, so it is used as a plain MCP server (4.3)."
     if version.split(".")[0] != ACP_PROTOCOL_VERSION.split(".")[0]:
         return None, (
-            f"it announces ACP {version} and this host speaks ACP {ACP_PROTOCOL_VERSION}; a different major "
+            f"announces ACP {version} and this host speaks ACP {ACP_PROTOCOL_VERSION}; a different major "
             "version means it is used as a plain MCP server (4.3)."
         )
     return cap, None
@@ -279,7 +280,7 @@ class AcpClient:
         """
         reason = self.plain_mcp_reason
         if reason is not None:
-            raise NotAcpServer(f"acp/configure not sent: {self.server_info.get('name') or 'the server'}: {reason}")
+            raise NotAcpServer(f"acp/configure not sent: the server {reason}")
         result = await self.raw_request("acp/configure", params)
         result.pop("_meta", None)
         return result
