@@ -102,3 +102,22 @@ def test_no_credentials_is_credentials_missing(env, ctx_for):
     ctx = make_ctx("gsc", "search_analytics", credentials=None, config=env.config, resource_id=DOMAIN)
     with pytest.raises(CredentialsMissing):
         run_search_analytics(ARGS, ctx)
+
+
+def test_404_on_a_property_is_resource_not_found(env, ctx_for):
+    from analytics_acp_gsc.sitemaps import run_sitemaps
+    from gscfake import SITEMAPS
+
+    env.server.fail("GET", SITEMAPS, (404, google_error(404, "Requested entity was not found.")))
+    with pytest.raises(ResourceNotFound, match=r"HTTP 404.*These credentials can see: sc-domain:example.com"):
+        run_sitemaps({}, ctx_for("sitemaps"))
+
+
+def test_unreachable_endpoint_is_upstream_error_after_bounded_retries(env, ctx_for):
+    import socket
+
+    with socket.socket() as s:  # a port nobody listens on
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    with pytest.raises(UpstreamError, match="Could not reach"):
+        run_search_analytics(ARGS, ctx_for(config={"api_endpoint": f"http://127.0.0.1:{port}"}))
