@@ -32,7 +32,8 @@ class Request:
     match: re.Match[str] | None = field(default=None, repr=False)
 
 
-# A handler returns (status, json body), or (status, json body, extra response headers).
+# A handler returns (status, json body), or (status, json body, extra response headers); a body given
+# as bytes is sent as is (JSON the handler already encoded, e.g. cached result pages of a benchmark).
 Handler = Callable[[Request], tuple[Any, ...]]
 
 HANG = object()
@@ -212,7 +213,7 @@ class FakeServer:
                 extra = dict(more[0]) if more else {}
             except Exception as exc:  # a bug in a fake shows as a 500 with its text, not a dropped socket
                 status, payload = 500, google_error(500, f"fake handler error: {type(exc).__name__}: {exc}")
-        data = json.dumps(payload).encode()
+        data = payload if isinstance(payload, bytes) else json.dumps(payload).encode()  # bytes: JSON already encoded
         try:
             h.send_response(status)
             h.send_header("Content-Type", "application/json; charset=UTF-8")
