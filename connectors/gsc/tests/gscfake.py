@@ -118,6 +118,8 @@ class FakeSearchConsole:
         self.inspected: dict[str, dict[str, Any]] = {}
         self.in_flight = 0
         self.max_in_flight = 0
+        self.queries_in_flight = 0
+        self.max_queries_in_flight = 0
         self.barrier: threading.Barrier | None = None  # set to prove concurrent inspections
         self._lock = threading.Lock()
         self._cache: dict[str, list[dict[str, Any]]] = {}
@@ -151,6 +153,16 @@ class FakeSearchConsole:
         return 200, {"siteEntry": [{"siteUrl": u, "permissionLevel": p} for u, p in self.access[who or ""]]}
 
     def query(self, req: Request) -> tuple[int, Any]:
+        with self._lock:
+            self.queries_in_flight += 1
+            self.max_queries_in_flight = max(self.max_queries_in_flight, self.queries_in_flight)
+        try:
+            return self._query(req)
+        finally:
+            with self._lock:
+                self.queries_in_flight -= 1
+
+    def _query(self, req: Request) -> tuple[int, Any]:
         assert req.match is not None
         site, err = self._site(req, unquote(req.match.group(1)))
         if err:

@@ -50,7 +50,7 @@ def test_day_splitting_when_the_window_reaches_the_row_ceiling(env, ctx_for):
                                ctx_for(config={"row_ceiling": 50}))
     rows = rows_of(out)
     assert len(rows) == 120 and out.source["split_by_day"]
-    days = [(r.body["startDate"], r.body["endDate"]) for r in env.queries(DOMAIN)][-4:-1]
+    days = sorted((r.body["startDate"], r.body["endDate"]) for r in env.queries(DOMAIN)[-4:-1])  # fetched 4 at a time
     assert days == [("2026-09-01", "2026-09-01"), ("2026-09-02", "2026-09-02"), ("2026-09-03", "2026-09-03")]
     assert any("fetched day by day (3 days" in w for w in out.warnings)
 
@@ -62,6 +62,15 @@ def test_day_splitting_merges_keys_and_warns_when_a_single_day_is_capped(env, ct
     rows = rows_of(out)
     assert len({r["query"] for r in rows}) == len(rows) > 30  # merged over days, more than one query could reach
     assert any("Even a single day" in w and "2026-09-01, 2026-09-02" in w for w in out.warnings)
+
+
+def test_day_slices_are_fetched_with_bounded_concurrency(env, ctx_for):
+    env.gsc.row_ceiling = 30
+    out = run_search_analytics({"dimensions": ["query", "date"], "start_date": "2026-09-01", "end_date": "2026-09-12"},
+                               ctx_for(config={"row_ceiling": 30}))
+    assert out.source["split_by_day"] and len(out.rows) == 12 * 30  # each day capped at 30 by the fake
+    assert 1 <= env.gsc.max_queries_in_flight <= planner.DAY_CONCURRENCY
+    assert sorted({r.body["startDate"] for r in env.queries(DOMAIN)[1:-1]}) == [f"2026-09-{d:02d}" for d in range(1, 13)]
 
 
 def test_provisional_days_with_data_state_all(env, ctx_for):
