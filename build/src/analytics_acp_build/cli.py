@@ -183,6 +183,24 @@ def _json_arg(value: str) -> Any:
         raise argparse.ArgumentTypeError(f"not JSON (or a JSON file): {exc.msg}") from None
 
 
+def _from_here(value: Any, cwd: Path) -> Any:
+    """Relative file paths inside --credentials name files where the user runs ``check``, not in the
+    server's folder (its working directory, 13.2): each string naming an existing file under ``cwd``
+    becomes absolute."""
+    if isinstance(value, dict):
+        return {k: _from_here(v, cwd) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_from_here(v, cwd) for v in value]
+    if isinstance(value, str) and value and "://" not in value and "\n" not in value and len(value) < 4096:
+        try:
+            path = Path(value).expanduser()
+            if not path.is_absolute() and (cwd / path).is_file():
+                return str((cwd / path).resolve())
+        except (OSError, ValueError):  # not a path at all
+            return value
+    return value
+
+
 def check_main(argv: list[str] | None = None) -> int:
     """Run the 14.2 server checklist against any ACP server.
 
@@ -225,7 +243,8 @@ def check_main(argv: list[str] | None = None) -> int:
         target = Target.parse(args.target, command=command, url=args.url, token=args.token)
     except ValueError as exc:
         p.error(str(exc))
-    items = run_check(target, quick=args.quick, credentials=args.credentials, config=args.config,
+    credentials = _from_here(args.credentials, Path.cwd())
+    items = run_check(target, quick=args.quick, credentials=credentials, config=args.config,
                       resource_id=args.resource_id, sample_calls=samples or None, timeout=args.timeout)
     if args.json:
         print(to_json(items))

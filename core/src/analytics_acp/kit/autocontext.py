@@ -94,6 +94,9 @@ async def _suggestions(run: Run, client: Any) -> None:
     f = run.findings
     seen = await run.call(client, "autocontext", {}, run.meta(), label="autocontext[suggestions]")
     mr = seen.result.model_response
+    if run.credentials is None and (seen.result.error or {}).get("name") == "ACP_CREDENTIALS_MISSING":
+        f.not_applicable("resources.suggestions", "no credentials given (the listing needs them; pass --credentials)")
+        return
     if seen.result.is_error or not isinstance(mr, dict):
         f.fail("resources.suggestions", f"autocontext without resource_id: {seen.result.text[:200]}")
         return
