@@ -32,6 +32,8 @@ from .store import DatasetStore
 log = logging.getLogger("analytics_acp_bridge")
 # Tables past this travel as file:// JSON (DESIGN.md: the SDK's stdio reader is slow on huge lines).
 INLINE_MAX_BYTES = 256 * 1024
+# The start-up probe of each source (autocontext without resource: the call that connects first).
+PROBE_TIMEOUT_S = float(os.environ.get("ACP_BRIDGE_PROBE_TIMEOUT", "30"))
 
 
 @dataclass
@@ -66,6 +68,8 @@ class Bridge:
         self.routes: dict[str, Route] = {}
         self.tools: list[dict[str, Any]] = []
         self._read_files: dict[str, list[Path]] = {}
+        self.probe_errors: dict[str, str] = {}  # source id -> what its first autocontext answered
+        self.probed = anyio.Event()
         self._check_sources()
 
     # ----- start-up -----
@@ -94,14 +98,65 @@ class Bridge:
         async def boot(proc: AcpProcess) -> None:
             try:
                 await proc.ensure()
-            except ServerUnavailable as exc:
-                log.warning("%s", exc)
+            except ServerUnavailable:
+                pass  # proc.error holds it; log_problems writes one line per source that uses it
 
         async with anyio.create_task_group() as boot_tg:
             for proc in self.processes.values():
                 boot_tg.start_soon(boot, proc)
         self._collect_secrets()
         self._build_tools()
+        self.log_problems()
+        tg.start_soon(self._probe_sources)
+
+    # ----- diagnostics (what desktop clients keep as the server log) -----
+    def source_problem(self, source: Source) -> str | None:
+        """Why a source cannot work: its sources.json entry, its ACP not starting, or its first call failing."""
+        proc = self.processes.get(source.acp)
+        if source.error:
+            return source.error
+        if proc is not None and proc.client is None and proc.error:
+            return proc.error
+        return self.probe_errors.get(source.id)
+
+    def log_problems(self) -> None:
+        """One stderr line for sources.json and one per source that has a problem at start-up."""
+        if self.sources.error:
+            log.warning("%s", _one_line(f"sources.json: {self.sources.error}"))
+        for source in self.sources.sources:
+            problem = self.source_problem(source)
+            if problem:
+                log.warning("%s", _one_line(f"source {source.id!r} ({source.acp}): {problem}"))
+            elif source.warnings:
+                log.warning("%s", _one_line(f"source {source.id!r} ({source.acp}): {' '.join(source.warnings)}"))
+
+    async def _probe_sources(self) -> None:
+        """Call autocontext (no resource) once per healthy source, as the model's first call would:
+        wrong credentials, a missing file or an unreachable server show at start-up, not later."""
+        async def probe(source: Source) -> None:
+            proc = self.processes[source.acp]
+            meta = {**source.meta(), "session_id": self.session_id(source.id), "conversation_id": self.session_id(source.id)}
+            with anyio.move_on_after(PROBE_TIMEOUT_S):
+                try:
+                    result = await proc.call("autocontext", {}, meta)
+                except (ServerUnavailable, ProtocolError) as exc:
+                    self.probe_errors[source.id] = str(exc)
+                else:
+                    if result.is_error:
+                        payload = result.error or {}
+                        self.probe_errors[source.id] = f"{payload.get('name', 'error')}: {payload.get('message', result.text)}"
+                if source.id in self.probe_errors:
+                    log.warning("%s", _one_line(self.log_redactor.text(
+                        f"source {source.id!r} ({source.acp}): {self.probe_errors[source.id]}")))
+
+        try:
+            async with anyio.create_task_group() as tg:
+                for source in self.sources.sources:
+                    proc = self.processes.get(source.acp)
+                    if source.error is None and proc is not None and proc.client is not None:
+                        tg.start_soon(probe, source)
+        finally:
+            self.probed.set()
 
     def _collect_secrets(self) -> None:
         """Literal credential values the ACP marks writeOnly (5.5) join the env/file ones as secrets."""
@@ -153,7 +208,7 @@ class Bridge:
             elif name in self.routes:
                 blocks, is_error = await self._forward(self.routes[name], arguments)
             else:
-                raise InvalidArguments(f"Unknown tool {name!r}. Call acp_sources to see the sources and their tools.")
+                raise self._unknown_tool(name)
         except AcpError as exc:
             blocks, is_error = [_text({"error": exc.payload()})], True
         except Exception:
@@ -163,6 +218,18 @@ class Bridge:
             blocks, is_error = [_text({"error": err.payload()})], True
         return [self._scrub(b) for b in blocks], is_error
 
+    def _unknown_tool(self, name: str) -> AcpError:
+        """A tool of a source that could not start says which source and why (not just 'unknown')."""
+        prefix = name.split("__", 1)[0] if "__" in name else None
+        source = self.sources.get(prefix) if prefix else None
+        fix = f"Ask the user to fix it in {self.paths.sources} and restart the bridge from the MCP client."
+        if source is not None:
+            problem = self.source_problem(source) or "its ACP server is not running"
+            return UpstreamError(f"Tool {name!r} is not available: source «{source.id}» cannot work: {problem} {fix}")
+        if prefix and self.sources.error:
+            return UpstreamError(f"Tool {name!r} is not available: sources.json could not be used: {self.sources.error} {fix}")
+        return InvalidArguments(f"Unknown tool {name!r}. Call acp_sources to see the sources and their tools.")
+
     def _scrub(self, block: dict[str, Any]) -> dict[str, Any]:
         if block.get("type") == "text":
             return {**block, "text": self.redactor.text(block["text"])}
@@ -170,6 +237,8 @@ class Bridge:
 
     async def _own(self, name: str, arguments: dict[str, Any]) -> list[dict[str, Any]]:
         if name == "acp_sources":
+            with anyio.move_on_after(PROBE_TIMEOUT_S):  # the start-up probe decides each source's status
+                await self.probed.wait()
             return [_text(self.sources_report())]
         if name == "acp_datasets":
             result = await anyio.to_thread.run_sync(own_tools.datasets, self.store, arguments.get("filter"))
@@ -184,8 +253,7 @@ class Bridge:
         used = {s.acp for s in self.sources.sources}
         out_sources = []
         for source in self.sources.sources:
-            proc = self.processes.get(source.acp)
-            error = source.error or (proc.error if proc and proc.client is None else None)
+            error = self.source_problem(source)
             entry: dict[str, Any] = {
                 "id": source.id,
                 "acp": source.acp,
@@ -301,6 +369,10 @@ class Bridge:
             if notes:
                 blocks.append({"type": "text", "text": " ".join(notes)})
         return blocks + extra, False
+
+
+def _one_line(text: str) -> str:
+    return " ".join(str(text).split())
 
 
 def _cache_dir(launch: AcpLaunch) -> Path | None:
