@@ -55,7 +55,9 @@ async def test_plain_mcp_and_other_major_servers_get_nothing_of_acp(tmp_path, wr
              if c["method"] == "tools/call" and c["params"].get("_meta")}
     assert metas == {True}  # only the control server got _meta.acp ...
     sent_to_acp = [c for c in calls if c["method"] == "tools/call" and (c["params"].get("_meta") or {}).get("acp")]
-    assert len(sent_to_acp) == 1 and sent_to_acp[0]["params"]["_meta"]["acp"]["row_limit"] == 7
+    # the start-up probe of the ACP source (autocontext, issue 15.7) and the model's call; none to the plain ones
+    assert sorted(c["params"]["name"] for c in sent_to_acp) == ["autocontext", "hello"]
+    assert all(c["params"]["_meta"]["acp"]["row_limit"] == 7 for c in sent_to_acp)
     # ... and no request at all reached the two plain servers with a credential or acp/configure in it.
     plain = [c for c in calls if c not in sent_to_acp and c["method"] != "initialize"]
     assert not any(c["method"] == "acp/configure" for c in calls)

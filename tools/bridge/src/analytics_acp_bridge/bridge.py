@@ -153,8 +153,9 @@ class Bridge:
             async with anyio.create_task_group() as tg:
                 for source in self.sources.sources:
                     proc = self.processes.get(source.acp)
-                    if source.error is None and proc is not None and proc.client is not None:
-                        tg.start_soon(probe, source)
+                    if (source.error is None and proc is not None and proc.client is not None
+                            and proc.plain_mcp_reason is None and any(t.get("name") == "autocontext" for t in proc.tools)):
+                        tg.start_soon(probe, source)  # a plain MCP server (4.3) has no autocontext to probe
         finally:
             self.probed.set()
 
@@ -253,6 +254,7 @@ class Bridge:
         used = {s.acp for s in self.sources.sources}
         out_sources = []
         for source in self.sources.sources:
+            proc = self.processes.get(source.acp)
             error = self.source_problem(source)
             entry: dict[str, Any] = {
                 "id": source.id,
