@@ -29,9 +29,10 @@ def test_a_server_that_never_answers_gets_progress_lines_and_an_explicit_refusal
     servers = tmp_path / "servers"
     assert install_main([str(frozen_zip(tmp_path)), "--dir", str(servers), "--timeout", "2"]) == 1
     lines = err.getvalue().splitlines()
-    assert "waiting up to 2 s for it to answer initialize and tools/list" in lines[0]
-    assert "server.py" in lines[0]  # says what was started
-    assert any("Still waiting for initialize:" in line and "of 2 s" in line for line in lines[1:])
+    assert "Extracting" in lines[0] and "tinyconn-frozen.zip" in lines[0]
+    assert "waiting up to 2 s for it to answer initialize and tools/list" in lines[1]
+    assert "server.py" in lines[1]  # says what was started
+    assert any("Still waiting for initialize:" in line and "of 2 s" in line for line in lines[2:])
     refusal = err.getvalue()
     assert "refused: tinyconn: The server (" in refusal and "did not answer initialize within 2 s" in refusal
     assert "--timeout" in refusal and "Nothing was changed." in refusal

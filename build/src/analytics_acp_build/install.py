@@ -53,6 +53,8 @@ def install_zip(zip_path: Path, servers_dir: Path, *, timeout: float = 60.0, env
     dest = servers_dir / ident
     staging = servers_dir / f".{ident}.install-{secrets.token_hex(4)}"
     try:
+        if progress is not None:
+            progress(f"Extracting {len(plan.members)} entries of {zip_path.name} into {staging}.")
         extract_plan(zip_path, plan, staging)
         manifest = load_manifest(staging)
         if manifest["id"] != ident:

@@ -162,6 +162,8 @@ async def probe(launch: Launch, *, env: dict[str, str] | None = None, timeout: f
     ``progress`` receives one human line when the server starts and, with ``progress_every``, one
     every that many seconds saying what is still awaited (install's feedback on a terminal).
     """
+    from analytics_acp.host import AcpClient  # imported before the clock starts (it takes a moment)
+
     waiting = _Waiting(launch.describe(), timeout)
     if progress is not None:
         progress(f"Starting {waiting.what} and waiting up to {timeout:g} s for it to answer initialize and tools/list.")
@@ -171,7 +173,7 @@ async def probe(launch: Launch, *, env: dict[str, str] | None = None, timeout: f
             if progress is not None and progress_every:
                 tg.start_soon(waiting.tick, progress, progress_every)
             try:
-                result = await _connect(launch, env, timeout, call_autocontext_data, errlog, waiting)
+                result = await _connect(AcpClient, launch, env, timeout, call_autocontext_data, errlog, waiting)
             except ServerFailed as exc:
                 failure = exc
             finally:
@@ -204,16 +206,14 @@ class _Waiting:
             progress(f"Still waiting for {self.step}: {elapsed:.0f} s of {self.timeout:g} s.")
 
 
-async def _connect(launch: Launch, env: dict[str, str] | None, timeout: float, call_autocontext_data: bool,
-                   errlog: Any, waiting: _Waiting) -> ProbeResult:
-    from analytics_acp.host import AcpClient
-
+async def _connect(client_cls: Any, launch: Launch, env: dict[str, str] | None, timeout: float,
+                   call_autocontext_data: bool, errlog: Any, waiting: _Waiting) -> ProbeResult:
     try:
         with anyio.fail_after(timeout):
             if launch.url:
-                cm = AcpClient.http(launch.url, token=launch.token)
+                cm = client_cls.http(launch.url, token=launch.token)
             else:
-                cm = AcpClient.stdio(launch.command, env={**os.environ, **(env or {})},
+                cm = client_cls.stdio(launch.command, env={**os.environ, **(env or {})},
                                      cwd=str(launch.cwd) if launch.cwd else None, errlog=errlog)
             async with cm as client:
                 waiting.step = "tools/list"
