@@ -103,6 +103,25 @@ def test_hook_estimate_cost():
     assert res["_meta"]["acp"]["error"]["data"]["estimate_usd"] == 99.0
 
 
+def test_estimate_cost_runs_in_a_worker_thread_not_on_the_event_loop():
+    """9.2: an estimate may block on a request (BigQuery's dry run); other sessions keep being served meanwhile."""
+    import asyncio
+
+    where = []
+
+    def estimate_cost(tool, arguments, ctx):
+        try:
+            asyncio.get_running_loop()
+            where.append("event loop")
+        except RuntimeError:
+            where.append("worker thread")
+        return 99.0
+
+    estimate_cost._opts = {"tryfirst": True}
+    call(runtime_with(make_plugin(estimate_cost=estimate_cost)), "paid", {"n": 1, "resource_id": "a"})
+    assert where == ["worker thread"]
+
+
 def test_hook_credential_identity():
     seen = []
 

@@ -17,6 +17,8 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
+import anyio
+
 from . import schemas
 from .autocontext import AutocontextEngine
 from .cache import TTLCache
@@ -169,7 +171,8 @@ class ConnectorRuntime:
             record.arguments["tables"] = list(selection)
             record.extra["tables_selected"] = list(selection)
         if tool.paid:
-            cost_preflight(self.loaded, tool, args, ctx, record)
+            # An estimate is often a blocking request (BigQuery's dry run): keep it off the event loop.
+            await anyio.to_thread.run_sync(cost_preflight, self.loaded, tool, args, ctx, record)
         settings = BuildSettings(
             row_limit=ctx.row_limit,
             field_limit=ctx.field_limit,
