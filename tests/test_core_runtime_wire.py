@@ -90,3 +90,18 @@ async def test_second_initialize_is_refused_over_http_4_3():
     with http_mini() as url:
         async with AcpClient.http(url) as client:
             await _second_initialize_is_refused(client)
+
+
+def test_id_screening_rules():
+    from analytics_acp.requestids import invalid_id_error
+
+    assert invalid_id_error('{"jsonrpc": "2.0", "id": 1.5, "method": "ping"}')["error"]["code"] == -32600
+    # A key spelled with a \u escape is still "method" to a JSON parser, so it is still screened.
+    assert invalid_id_error(b'{"jsonrpc": "2.0", "id": true, "\\u006dethod": "ping"}') is not None
+    assert invalid_id_error(b'[{"jsonrpc": "2.0", "id": 1, "method": "a"}, {"jsonrpc": "2.0", "id": [], "method": "b"}]')
+    # Responses are never answered, whatever their id; notifications and good ids pass; so does junk (the SDK's).
+    for fine in ('{"jsonrpc": "2.0", "id": 1.5, "result": {"method": 1}}', '{"jsonrpc": "2.0", "id": null, "error": {}}',
+                 '{"jsonrpc": "2.0", "method": "notifications/initialized"}', '{"jsonrpc": "2.0", "id": -7, "method": "x"}',
+                 '{"jsonrpc": "2.0", "id": "", "method": "x"}', '{"jsonrpc": "2.0", "id": 18446744073709551617, "method": "x"}',
+                 "not json", '{"method": '):
+        assert invalid_id_error(fine) is None, fine

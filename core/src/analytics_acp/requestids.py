@@ -29,14 +29,15 @@ def _kind(value: Any) -> str:
 
 
 def _bad_id(message: Any) -> str | None:
-    """Why ``message`` carries an unusable id, or None when its id is fine (or it has none)."""
-    if not isinstance(message, dict) or "id" not in message:
+    """Why request ``message`` carries an unusable id, or None (fine, no id, or not a request).
+
+    Only requests are answered: a response with a bad id answers nothing the peer waits for.
+    """
+    if not isinstance(message, dict) or "id" not in message or "method" not in message:
         return None
     value = message["id"]
     if isinstance(value, str) or (isinstance(value, int) and not isinstance(value, bool)):
         return None
-    if value is None and "method" not in message and "error" in message:
-        return None  # an error answer to something unparsable legitimately has id null
     return _kind(value)
 
 
@@ -55,8 +56,18 @@ def _stdlib(raw: bytes | str) -> Any:
         return None
 
 
+def _may_be_request(raw: bytes | str) -> bool:
+    # Big messages are the host's answers (acp/read_table tables); skip parsing them when no key can
+    # spell "method" (literally, or with a \u escape, which a JSON parser would decode).
+    if isinstance(raw, str):
+        return '"method"' in raw or "\\u" in raw
+    return b'"method"' in raw or b"\\u" in raw
+
+
 def invalid_id_error(raw: bytes | str) -> dict[str, Any] | None:
-    """The JSON-RPC error answering ``raw`` when a message in it has an invalid id; None otherwise."""
+    """The JSON-RPC error answering ``raw`` when a request in it has an invalid id; None otherwise."""
+    if not _may_be_request(raw):
+        return None
     try:
         why = _first_bad(orjson.loads(raw))  # fast path: most bodies are fine
     except orjson.JSONDecodeError:
