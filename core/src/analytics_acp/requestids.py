@@ -58,10 +58,11 @@ def _stdlib(raw: bytes | str) -> Any:
 
 def _may_be_request(raw: bytes | str) -> bool:
     # Big messages are the host's answers (acp/read_table tables); skip parsing them when no key can
-    # spell "method" (literally, or with a \u escape, which a JSON parser would decode).
+    # spell "method": literally, or with escapes (which a JSON parser decodes; any escape has a backslash,
+    # and a one-byte search is a fast memchr).
     if isinstance(raw, str):
-        return '"method"' in raw or "\\u" in raw
-    return b'"method"' in raw or b"\\u" in raw
+        return '"method"' in raw or "\\" in raw
+    return b'"method"' in raw or b"\\" in raw
 
 
 def invalid_id_error(raw: bytes | str) -> dict[str, Any] | None:
