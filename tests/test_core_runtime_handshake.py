@@ -50,6 +50,11 @@ async def test_plain_mcp_client_gets_text_and_credentials_missing_2_2():
         # 4.3: without the client capability _meta.acp is ignored -> no credentials
         assert res.is_error
         assert res.model_response["error"]["name"] == "ACP_CREDENTIALS_MISSING"
+        message = res.model_response["error"]["message"]  # tells the host author why (issue 15.6)
+        assert "did not declare capabilities.experimental.acp" in message and "ignores _meta.acp" in message
+        assert "none were configured" not in message
+        listing = await c.call_tool("autocontext", {}, meta={"credentials": CREDS})
+        assert "did not declare capabilities.experimental.acp" in listing.model_response["error"]["message"]
         data = await c.call_tool("autocontext_data", {})
         assert not data.is_error and data.model_response[0]["id"] == "fields"
 
@@ -58,6 +63,13 @@ async def test_other_major_version_is_plain_mcp_4_3():
     async with mini_client(capability={"version": "2.0", "stores_system_data": True}) as c:
         res = await c.call_tool("extract", {"n": 1, "resource_id": "acc1"}, meta={"credentials": CREDS})
         assert res.model_response["error"]["name"] == "ACP_CREDENTIALS_MISSING"
+        assert "declared ACP 2.0, a major version this server does not speak" in res.model_response["error"]["message"]
+
+
+async def test_acp_client_without_credentials_is_asked_for_them():
+    async with mini_client() as c:
+        res = await c.call_tool("extract", {"n": 1, "resource_id": "acc1"})
+        assert res.error["message"].startswith("This source needs credentials and none were configured.")
 
 
 async def test_stdout_only_protocol(tmp_path):

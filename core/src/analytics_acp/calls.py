@@ -24,7 +24,7 @@ from .autocontext import AutocontextEngine
 from .cache import TTLCache
 from .call_context import ReadTableFn, build_call_context, validate_config, validate_credentials
 from .constants import ACP_INLINE_MAX_BYTES, ACP_TOOL_AUTOCONTEXT, ACP_TOOL_AUTOCONTEXT_DATA
-from .context import CallContext, ClientInfo
+from .context import CallContext, ClientInfo, credentials_missing_message
 from .declarations import ToolSpec
 from .delivery import DeliveryTracker
 from .dirs import cache_dir
@@ -156,14 +156,13 @@ class ConnectorRuntime:
     async def _run_tool(self, tool: ToolSpec, args: dict[str, Any], ctx: CallContext, record: CallRecord,
                         file_url: Callable[[Path], str] | None) -> dict[str, Any]:
         validate_arguments(self.published_schema(tool), args)
+        # Credentials first: without them there is no resource to default to or list (and a plain MCP
+        # client learns why its _meta.acp was ignored, 2.2).
+        if tool.needs_credentials and credentials_needed(self.info.credentials_schema) and not ctx.credentials:
+            raise CredentialsMissing(credentials_missing_message(ctx.client))
         if tool.needs_resource and uses_resource(self.info):
             ref = resolve_resource(self.loaded, args.pop("resource_id", None), ctx, ctx.default_resource_id)
             record.resource_id = ref.id
-        if tool.needs_credentials and credentials_needed(self.info.credentials_schema) and not ctx.credentials:
-            raise CredentialsMissing(
-                "This source needs credentials and none were configured. "
-                "Ask the user to add them in the source settings."
-            )
         selection = None
         catalog = catalog_for_tool(self.info.table_catalog, tool.name)
         if tool.multitable and catalog:

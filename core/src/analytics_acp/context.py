@@ -30,6 +30,21 @@ class ClientInfo:
     autocontext_delivery: str | None = None
 
 
+def credentials_missing_message(client: ClientInfo) -> str:
+    """ACP_CREDENTIALS_MISSING's text. For a plain MCP client it tells the host author why (2.2, 4.3):
+    without ``capabilities.experimental.acp`` in initialize the server ignores ``_meta.acp``."""
+    if client.acp:
+        return "This source needs credentials and none were configured. Ask the user to add them in the source settings."
+    declared = (f"declared ACP {client.version}, a major version this server does not speak (4.3)" if client.version
+                else "did not declare capabilities.experimental.acp in initialize")
+    return (
+        f"This source needs credentials, and the MCP client {declared}, so it is a plain MCP client (2.2) and "
+        "the server ignores _meta.acp, credentials included. The host must declare "
+        '"capabilities": {"experimental": {"acp": {"version": "1.0"}}} in initialize and then send the '
+        "credentials in _meta.acp or acp/configure."
+    )
+
+
 @dataclass
 class HostTable:
     """A table read from the host with ``acp/read_table`` (8.8): typed headers and all rows."""
@@ -98,9 +113,7 @@ class CallContext:
     def require_credentials(self) -> dict[str, Any]:
         """The credentials, or ACP_CREDENTIALS_MISSING (10.3) when the host sent none."""
         if not self.credentials:
-            raise CredentialsMissing(
-                "This source needs credentials and none were configured. Ask the user to add them in the source settings."
-            )
+            raise CredentialsMissing(credentials_missing_message(self.client))
         return self.credentials
 
     @property
