@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from types import CodeType
 from typing import Any
 
 from ..declarations import Header
@@ -28,6 +29,7 @@ from .headers import (
     declared_converter,
     finalizer,
     inferring_converter,
+    shared_memo,
     unconvertible_warning,
 )
 from .inferred import INFER, InferredColumn
@@ -94,6 +96,19 @@ def declared_headers(headers: Sequence[Header | dict[str, Any] | str] | None) ->
     return order, typed
 
 
+_CODE: dict[str, CodeType] = {}  # row-function source -> code: tables of one tool compile the same source
+_CODE_MAX = 256
+
+
+def _compiled(source: str) -> CodeType:
+    code = _CODE.get(source)
+    if code is None:
+        if len(_CODE) >= _CODE_MAX:
+            _CODE.clear()
+        code = _CODE[source] = compile(source, "<acp row>", "exec")
+    return code
+
+
 class TableSchema:
     """Columns of one table, their converters, inferred kinds and conversion warnings."""
 
@@ -131,7 +146,7 @@ class TableSchema:
     def _add(self, name: str, header: Header | None) -> Column:
         col = Column(name=name, declared=header)
         if header is not None:
-            col.memo = {} if header.type in MEMO_TYPES else None
+            col.memo = shared_memo(header.type) if header.type in MEMO_TYPES else None
             col.convert = declared_converter(name, header.type, self._warn, col.memo)
             col.fast = IDENTITY_CLASS[header.type]
         elif name in self._infer:
@@ -188,7 +203,7 @@ class TableSchema:
                 continue
             items.append(f"{col.name!r}: {v} if {test} else c{j}({v})" if test else f"{col.name!r}: c{j}({v})")
         lines.append("    return {" + ", ".join(items) + "}")
-        exec("\n".join(lines), namespace)  # noqa: S102 - generated from our own column list (names via repr)
+        exec(_compiled("\n".join(lines)), namespace)  # noqa: S102 - generated from our own column list (names via repr)
         self.dirty = False
         return namespace["_row"]
 
