@@ -10,6 +10,7 @@ import sys
 
 EVERY_CASE = {
     "per_call", "big_extraction", "peer_mcp_alchemy", "peer_dbhub", "acp_query_first", "acp_query_repeated",
+    "acp_query_first_extracted",
     "build_declared", "build_inferred", "ga4_report", "http_sessions_p50", "http_sessions_p99", "http_sessions_wall",
     "bigquery_extraction",
 }
@@ -37,6 +38,7 @@ def test_bench_quick_runs_every_case(tmp_path):
     assert cases["big_extraction"]["extra"]["csv_same_rows"] is True
     assert cases["acp_query_first"]["extra"]["same_result_as_duckdb"] is True
     assert cases["bigquery_extraction"]["extra"]["csv_every_row"] is True
+    assert cases["acp_query_first_extracted"]["extra"]["just_extracted_same_groups_as_duckdb"] is True
     assert cases["ga4_report"]["extra"]["csv_all_rows"] is True and cases["ga4_report"]["extra"]["baseline_rows"] == 3000
     http = cases["http_sessions_wall"]["extra"]
     assert http["calls_checked"] >= 2 * http["sessions"] * http["calls_per_session"]

@@ -10,6 +10,7 @@ import tempfile
 import traceback
 import uuid
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -19,7 +20,7 @@ from analytics_acp.errors import AcpError, InvalidArguments, UpstreamError, erro
 from analytics_acp.host import ProtocolError, ToolResult
 from analytics_acp.tablefile import uri_path
 
-from . import own_tools
+from . import own_tools, preload
 from .discovery import AcpLaunch, discover
 from .exposure import Route, forward_arguments, rewrite_tool
 from .querycache import TableCache
@@ -353,6 +354,7 @@ class Bridge:
                         system_data=system_data,
                         owned_dir=proc.tmp_dir,
                         http_token=proc.launch.token,
+                        preload=partial(preload.start, self.query_cache),
                     )
                 )
             except OSError as exc:  # a full disk or a read-only project must not hide the answer itself

@@ -19,7 +19,6 @@ from typing import Any
 
 import sqlglot
 from analytics_acp.errors import InvalidArguments, ReadOnlyViolation
-from analytics_acp.results.inference import FALSE_WORDS, TRUE_WORDS
 from sqlglot import exp
 from sqlglot.errors import ParseError, TokenError
 from sqlglot.tokens import TokenType
@@ -28,6 +27,8 @@ from . import csvtypes
 from .groupshape import group_shape
 from .querycache import TableCache
 from .store import Dataset, DatasetStore
+from .tableload import cell_sql as _cell_sql
+from .tableload import quote as _quote
 
 ALLOWED_ACTIONS = {sqlite3.SQLITE_SELECT, sqlite3.SQLITE_READ, sqlite3.SQLITE_FUNCTION, sqlite3.SQLITE_RECURSIVE}
 READ_ONLY_MESSAGE = (
@@ -91,26 +92,6 @@ def named_identifiers(sql: str) -> set[str]:
 
 def _authorizer(action: int, *_args: Any) -> int:
     return sqlite3.SQLITE_OK if action in ALLOWED_ACTIONS else sqlite3.SQLITE_DENY
-
-
-def _quote(name: str) -> str:
-    return '"' + name.replace('"', '""') + '"'
-
-
-_TRUE_SQL = ", ".join(f"'{w}'" for w in sorted(TRUE_WORDS | {"1"}))
-_FALSE_SQL = ", ".join(f"'{w}'" for w in sorted(FALSE_WORDS | {"0"}))
-
-
-def _cell_sql(index: int, kind: str) -> str:
-    """SQL for one inserted CSV cell: empty is NULL, booleans become 0/1 (the core's boolean words);
-    SQLite's column affinity turns numeric text into INTEGER/REAL values, so rows go in without
-    per-cell Python work."""
-    if kind == "boolean":
-        return (
-            f"CASE WHEN lower(?{index}) IN ({_TRUE_SQL}) THEN 1 WHEN lower(?{index}) IN ({_FALSE_SQL}) THEN 0 "
-            f"ELSE NULLIF(?{index}, '') END"
-        )
-    return f"NULLIF(?{index}, '')"
 
 
 def _load(conn: sqlite3.Connection, store: DatasetStore, dataset: Dataset) -> None:

@@ -52,6 +52,11 @@ def default_budget_bytes() -> int:
     return max(0, int(mb * 1024 * 1024))
 
 
+def memdb_uri() -> str:
+    """A new name for a shared in-memory SQLite database of this process."""
+    return f"file:/analytics-acp-query-{os.getpid()}-{next(_names)}?vfs=memdb"
+
+
 def identity(dataset: Any) -> tuple[Any, ...] | None:
     """What makes a loaded table current: CSV path, size, mtime_ns, inode, dataset id and typed headers."""
     try:
@@ -81,6 +86,8 @@ class TableCache:
         self._entries: OrderedDict[tuple[Any, ...], _Entry] = OrderedDict()
         self._lock = threading.Lock()
         self.loads = 0  # tables loaded from CSV so far (the tests read it to prove reuse)
+        self.preloaded = 0  # tables loaded while the bridge wrote their CSV (preload.py)
+        self._expected: dict[tuple[Any, ...], Any] = {}  # identity -> Preload still loading
 
     @property
     def size(self) -> int:
@@ -98,6 +105,11 @@ class TableCache:
         SQLite's ATTACH limit, or too big for a memdb database, are returned so the caller loads
         them into the query's own database (no size limit there), uncached.
         """
+        for dataset in datasets:  # a table still loading from its extraction: wait (outside the lock)
+            key = identity(dataset)
+            pending = self._expected.get(key) if key is not None else None
+            if pending is not None:
+                pending.wait()
         limit = conn.getlimit(sqlite3.SQLITE_LIMIT_ATTACHED)
         leftover: list[Any] = []
         attached = 0
@@ -121,6 +133,29 @@ class TableCache:
             # After the ATTACHes: an entry dropped here lives on in conn until the query ends.
             self._trim()
         return leftover
+
+    def expect(self, key: tuple[Any, ...], pending: Any) -> None:
+        """A preload (preload.py) will deliver the table of this CSV identity; queries wait for it."""
+        with self._lock:
+            self._expected[key] = pending
+
+    def forget(self, key: tuple[Any, ...], pending: Any) -> None:
+        """A preload failed (over budget, an error): the first query loads the CSV as usual."""
+        with self._lock:
+            if self._expected.get(key) is pending:
+                del self._expected[key]
+
+    def adopt(self, key: tuple[Any, ...], uri: str, keeper: sqlite3.Connection, table: str, pending: Any) -> None:
+        """Take a table loaded by a preload as the entry of ``key`` (in the budget, most recently used)."""
+        with self._lock:
+            if self._expected.get(key) is pending:
+                del self._expected[key]
+            if key in self._entries or not os.path.exists(key[0]):
+                keeper.close()
+                return
+            self._entries[key] = _Entry(uri=uri, keeper=keeper, size=db_bytes(keeper), table=table)
+            self.preloaded += 1
+            self._trim()
 
     def index_group_by(self, dataset: Any, shape: GroupShape) -> str | None:
         """Note that ``shape`` needed a sort over the cached ``dataset``; the second time, index it.
@@ -158,6 +193,7 @@ class TableCache:
     def clear(self) -> None:
         """Drop every cached table."""
         with self._lock:
+            self._expected.clear()
             while self._entries:
                 self._entries.popitem(last=False)[1].keeper.close()
 
@@ -167,7 +203,7 @@ class TableCache:
         if key is not None and key in self._entries:
             self._entries.move_to_end(key)
             return self._entries[key], True
-        uri = f"file:/analytics-acp-query-{os.getpid()}-{next(_names)}?vfs=memdb"
+        uri = memdb_uri()
         keeper = sqlite3.connect(uri, uri=True, check_same_thread=False)
         try:
             keeper.execute("PRAGMA journal_mode=OFF")  # a fresh private table: nothing to roll back to
@@ -205,7 +241,7 @@ class TableCache:
             if "locked" not in str(exc) and "busy" not in str(exc):
                 entry.refused.add(shape)
             return None
-        size = _db_bytes(keeper)
+        size = db_bytes(keeper)
         if size > self.budget:
             # The index alone would push this table out of the cache: keeping the table is worth more.
             keeper.execute(f"DROP INDEX {_quote(name)}")
@@ -215,7 +251,7 @@ class TableCache:
             except sqlite3.OperationalError:
                 pass  # a reader holds it; _trim judges by the size measured below
             entry.refused.add(shape)
-            entry.size = _db_bytes(keeper)
+            entry.size = db_bytes(keeper)
             return None
         entry.size = size
         entry.indexed.append(shape)
@@ -234,7 +270,8 @@ class TableCache:
             self._entries.popitem(last=False)[1].keeper.close()
 
 
-def _db_bytes(conn: sqlite3.Connection) -> int:
+def db_bytes(conn: sqlite3.Connection) -> int:
+    """Bytes of SQLite pages of a connection's main database."""
     (pages,) = conn.execute("PRAGMA page_count").fetchone()
     (page_size,) = conn.execute("PRAGMA page_size").fetchone()
     return pages * page_size

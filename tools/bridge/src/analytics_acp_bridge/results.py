@@ -10,7 +10,7 @@ copied into acp-data/files/.
 from __future__ import annotations
 
 import base64
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -19,7 +19,7 @@ from urllib.parse import urlparse
 from analytics_acp.host import fetch_table_uri
 from analytics_acp.tablefile import iter_file_rows, uri_path
 
-from .store import DatasetStore
+from .store import DatasetStore, Preloader
 
 MAX_IMAGE_BYTES = 4 * 1024 * 1024  # 8.10: the host MAY skip larger screenshots
 IMAGE_TYPES = {".png": "image/png", ".jpg": "image/jpeg", ".jpeg": "image/jpeg", ".webp": "image/webp", ".gif": "image/gif"}
@@ -69,8 +69,13 @@ def store_extraction(
     system_data: dict[str, Any],
     owned_dir: Path | None,
     http_token: str | None = None,
+    preload: Callable[[str, list[dict[str, Any]], Path], Any] | None = None,
 ) -> tuple[list[StoredTable], list[str]]:
-    """Write each non-empty table as a dataset; returns the stored tables and the names of empty ones."""
+    """Write each non-empty table as a dataset; returns the stored tables and the names of empty ones.
+
+    ``preload(dataset_id, headers, table_file)`` loads a table that came as a file for acp_query
+    while its CSV is written (preload.py).
+    """
     base_meta = {
         "origin": "acp",
         "source": source,
@@ -100,17 +105,32 @@ def store_extraction(
                 "dates": view.get("dates") or base_meta["dates"],
             }
             dataset_id = store.new_id(source, tool, name)
-            count = store.write_dataset(dataset_id, part.get("headers") or [], iter_rows(part, owned_dir, http_token), meta)
+            count = store.write_dataset(
+                dataset_id, part.get("headers") or [], iter_rows(part, owned_dir, http_token), meta,
+                preload=_preloader(preload, part),
+            )
             if count:
                 stored.append(StoredTable(dataset_id, name, count, view.get("returned_rows")))
             else:
                 empty.append(name)
         return stored, empty
     dataset_id = store.new_id(source, tool)
-    count = store.write_dataset(dataset_id, system_data.get("headers") or [], iter_rows(system_data, owned_dir, http_token), base_meta)
+    count = store.write_dataset(
+        dataset_id, system_data.get("headers") or [], iter_rows(system_data, owned_dir, http_token), base_meta,
+        preload=_preloader(preload, system_data),
+    )
     if count:
         stored.append(StoredTable(dataset_id, None, count, model_response.get("returned_rows")))
     return stored, empty
+
+
+def _preloader(preload: Callable[[str, list[dict[str, Any]], Path], Any] | None, part: dict[str, Any]) -> Preloader | None:
+    """write_dataset's preloader for a table delivered as a local file (8.5), else None."""
+    uri = part.get("table_uri")
+    if preload is None or not isinstance(uri, str) or urlparse(uri).scheme != "file":
+        return None
+    path = uri_path(uri)
+    return lambda dataset_id, headers: preload(dataset_id, headers, path)
 
 
 def extraction_note(stored: list[StoredTable], empty: list[str], multi: bool) -> str:

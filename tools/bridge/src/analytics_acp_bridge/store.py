@@ -21,7 +21,7 @@ import threading
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from analytics_acp.errors import TableNotFound
 from analytics_acp.tablefile import TableFileWriter, file_uri
@@ -61,6 +61,16 @@ def utc_now() -> _dt.datetime:
 def iso_z(moment: _dt.datetime) -> str:
     """ISO 8601 UTC with milliseconds and Z, as in the 16.6 example."""
     return moment.astimezone(_dt.UTC).strftime("%Y-%m-%dT%H:%M:%S.") + f"{moment.microsecond // 1000:03d}Z"
+
+
+class Preload(Protocol):
+    """What write_dataset drives while it writes a CSV (preload.Preload)."""
+
+    def complete(self, dataset: Dataset) -> None: ...
+    def abort(self) -> None: ...
+
+
+Preloader = Callable[[str, list[dict[str, Any]]], "Preload | None"]
 
 
 @dataclass
@@ -136,14 +146,18 @@ class DatasetStore:
         rows: Iterable[dict[str, Any]],
         meta: dict[str, Any],
         final_headers: Callable[[], list[dict[str, Any]]] | None = None,
+        preload: Preloader | None = None,
     ) -> int:
         """Stream rows into ``<id>.csv`` and write ``<id>.meta.json``; returns the row count (0: nothing stored).
 
         ``final_headers`` gives the typed headers once every row was seen (query results infer
-        their types from the values); otherwise ``headers`` are stored as given.
+        their types from the values); otherwise ``headers`` are stored as given. ``preload``
+        (headers known up front only) loads the same rows for acp_query meanwhile (preload.py).
         """
         self.dir.mkdir(parents=True, exist_ok=True)
         names = [str(h["name"]) for h in headers]
+        typed = [{"name": str(h["name"]), "type": h.get("type") or "string"} for h in headers]
+        loader = preload(dataset_id, typed) if preload is not None and final_headers is None else None
         fd, tmp_csv = tempfile.mkstemp(dir=self.dir, prefix=f".{dataset_id}.", suffix=".csv.tmp")
         count = 0
         try:
@@ -151,6 +165,8 @@ class DatasetStore:
                 count = csvwrite.write_rows(handle, names, rows)  # RFC 4180: CRLF, minimal quoting
             if count == 0:
                 os.unlink(tmp_csv)
+                if loader is not None:
+                    loader.abort()
                 return 0
             full = {key: meta.get(key) for key in META_FIELDS}
             full.update({k: v for k, v in meta.items() if k not in full})
@@ -161,7 +177,12 @@ class DatasetStore:
             full["created_at"] = full.get("created_at") or iso_z(utc_now())
             _atomic_text(self.dir / f"{dataset_id}{META_SUFFIX}", json.dumps(full, ensure_ascii=False, indent=2) + "\n")
             os.replace(tmp_csv, self.dir / f"{dataset_id}.csv")
+            if loader is not None:
+                loader.complete(Dataset(id=dataset_id, path=self.dir / f"{dataset_id}.csv", meta=full))
+                loader = None
         except BaseException:
+            if loader is not None:
+                loader.abort()
             if os.path.exists(tmp_csv):
                 os.unlink(tmp_csv)
             raise

@@ -1,8 +1,11 @@
 """Case 5: acp_query, a GROUP BY over a 1M-row dataset, first run and repeated runs, vs DuckDB over the CSV.
 
 The dataset is made once by a real extraction (bridge + databases connector) into acp-data.
-"First run": every round queries a fresh copy of that dataset (new file, new inode, new id),
-so whatever the bridge caches by the CSV's identity cannot help. "Repeated": the same dataset
+"First query after the extraction": every round extracts the rows again (untimed) and times the
+acp_query that follows at once; the bridge loads a dataset for acp_query while it writes its CSV
+(tools/bridge preload.py), so this query may wait for that load to finish. "First run on a copied
+CSV": every round queries a fresh copy of that dataset (new file, new inode, new id), so whatever
+the bridge caches or preloads cannot help (the path of a CSV dropped in by hand). "Repeated": the same dataset
 every round, after one untimed query. The bridge is called over MCP stdio (the real path);
 DuckDB runs in-process with a new connection per query over the same CSV (``read_csv``).
 Both answers are compared (group keys, counts, sums) once.
@@ -96,7 +99,7 @@ class QueryState:
 def cases(quick: bool) -> list[Case]:
     """First run and repeated runs (2,000 rows with quick)."""
     n = 2_000 if quick else 1_000_000
-    state = QueryState(n, users=2)
+    state = QueryState(n, users=3)
     label = "1M" if n == 1_000_000 else f"{n:,}"
 
     def first() -> float:
@@ -105,6 +108,19 @@ def cases(quick: bool) -> list[Case]:
         state.bridge.drop_dataset(table)
         if "same_result_as_duckdb" not in state.facts:
             state.check(rows)
+        return elapsed
+
+    def just_extracted() -> float:
+        # The extraction is not timed (case 2 times it); the query right after it is.
+        _, texts = state.bridge.call(f"{SOURCE}__execute_sql", {"sql": f"SELECT * FROM {TABLE}"})
+        table = state.bridge.dataset_of(texts)
+        elapsed, rows = state.ours(table)
+        state.bridge.drop_dataset(table)
+        theirs = state.duckdb()
+        same = len(rows) == len(theirs) and all(o["channel"] == t[0] and o["n"] == t[1] for o, t in zip(rows, theirs, strict=False))
+        state.facts["just_extracted_same_groups_as_duckdb"] = same and state.facts.get("just_extracted_same_groups_as_duckdb", True)
+        if not same:
+            raise RuntimeError(f"acp_query after extraction and DuckDB disagree: {rows[:2]} vs {theirs[:2]}")
         return elapsed
 
     def repeated() -> float:
@@ -117,8 +133,11 @@ def cases(quick: bool) -> list[Case]:
     common = dict(baseline=baseline, setup=state.acquire, teardown=state.release, extra=lambda: dict(state.facts),
                   baseline_label="DuckDB read_csv GROUP BY (new connection)")
     return [
-        Case(key="acp_query_first", title=f"5. acp_query GROUP BY, first run ({label} rows)", target="report",
-             target_value=float("inf"), ours=first, ours_label="acp_query (fresh dataset)", **common),
+        Case(key="acp_query_first_extracted", title=f"5. acp_query GROUP BY, first query after the extraction ({label} rows)",
+             target="<= 3", target_value=3.0, ours=just_extracted, ours_label="acp_query (dataset just extracted)",
+             **common),
+        Case(key="acp_query_first", title=f"5. acp_query GROUP BY, first run on a copied CSV ({label} rows)", target="report",
+             target_value=float("inf"), ours=first, ours_label="acp_query (copied dataset: loaded from CSV)", **common),
         Case(key="acp_query_repeated", title=f"5. acp_query GROUP BY, repeated ({label} rows)", target="<= 2",
              target_value=2.0, ours=repeated, ours_label="acp_query (same dataset)", **common),
     ]

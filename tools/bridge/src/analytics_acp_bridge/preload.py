@@ -1,0 +1,105 @@
+"""A dataset the bridge saves from an extraction is loaded for acp_query while its CSV is written (bench case 5).
+
+The first acp_query over a fresh dataset used to read the CSV back and insert every row into
+SQLite (seconds for 1M rows). When an extraction arrives as a table file (8.5), a worker process
+(``python -m analytics_acp_bridge.tableload``) reads the same file, handed over as an open file
+descriptor, and builds the typed SQLite table on the other core while the bridge writes the CSV;
+it sends the database back as SQLite's serialized image, which becomes the cache entry of the
+CSV's identity (querycache.py), exactly as if the first query had loaded the CSV. A process, not
+a thread: SQLite releases the GIL around every inserted row and the CSV writer is Python code,
+so a loader thread stalls both (measured: the writer 2.7x slower).
+
+The table is the one loading the CSV gives (tableload.py). Bounded: the worker stops when the table outgrows the cache budget (the dataset then keeps
+today's path). Inline tables, one-time HTTP URLs, query results, hand-dropped CSVs and copies
+keep today's path (loaded on first query).
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import subprocess
+import sys
+import threading
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from .querycache import TableCache, identity, memdb_uri
+
+
+# --- the bridge side ------------------------------------------------------------------------------
+class Preload:
+    """One worker loading a dataset; ``complete``/``abort`` come from the CSV writer (store.py)."""
+
+    def __init__(self, cache: TableCache, dataset_id: str, headers: list[dict[str, Any]], source: Path):
+        self.cache = cache
+        self.table = dataset_id
+        self.done = threading.Event()
+        self._key: tuple[Any, ...] | None = None
+        self._settled = threading.Event()  # complete() or abort() was called
+        self._failed = False
+        fd = os.open(source, os.O_RDONLY)  # before the bridge reads (and deletes) the file
+        try:
+            spec = {"table": dataset_id, "names": [str(h["name"]) for h in headers],
+                    "kinds": [h.get("type") or "string" for h in headers], "fd": fd, "budget": cache.budget}
+            self._proc = subprocess.Popen(
+                [sys.executable, "-m", "analytics_acp_bridge.tableload"], stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, pass_fds=(fd,),
+            )
+        finally:
+            os.close(fd)
+        self._thread = threading.Thread(target=self._run, args=(orjson.dumps(spec),), daemon=True,
+                                        name=f"preload-{dataset_id}")
+        self._thread.start()
+
+    def complete(self, dataset: Any) -> None:
+        """The CSV is in place: the loaded table becomes the cache entry of its identity."""
+        self._key = identity(dataset)
+        if self._key is not None:
+            self.cache.expect(self._key, self)
+        self._settled.set()
+
+    def abort(self) -> None:
+        """Nothing was stored (no rows, an error): the worker's table is dropped."""
+        self._failed = True
+        self._settled.set()
+        self._proc.kill()
+
+    def wait(self) -> None:
+        """Until the worker's table is in the cache or given up (a query over this dataset waits)."""
+        self.done.wait()
+
+    def _run(self, spec: bytes) -> None:
+        try:
+            image, _ = self._proc.communicate(spec)  # blocks in the OS: the GIL is free meanwhile
+            self._settled.wait()
+            if self._proc.returncode != 0 or self._failed or self._key is None:
+                return
+            source = sqlite3.connect(":memory:")
+            try:
+                source.deserialize(image)
+                del image
+                uri = memdb_uri()
+                keeper = sqlite3.connect(uri, uri=True, check_same_thread=False)
+                source.backup(keeper)  # into a shared memdb database the queries ATTACH
+            finally:
+                source.close()
+            self.cache.adopt(self._key, uri, keeper, self.table, self)
+        except (OSError, sqlite3.Error):
+            pass  # the first query loads the CSV as before
+        finally:
+            if self._key is not None:
+                self.cache.forget(self._key, self)
+            self.done.set()
+
+
+def start(cache: TableCache, dataset_id: str, headers: list[dict[str, Any]], source: Path) -> Preload | None:
+    """A worker loading ``source`` (a table file) for a dataset about to be written; None if not applicable."""
+    if cache.budget <= 0 or not headers or sys.platform == "win32":  # win32: no fd passing by number
+        return None
+    try:
+        return Preload(cache, dataset_id, headers, source)
+    except OSError:
+        return None
