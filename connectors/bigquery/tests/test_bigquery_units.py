@@ -75,3 +75,18 @@ def test_sql_dates_from_literals_and_table_suffix():
     assert sql_dates("SELECT 'x'") is None
     sql, window = apply_window("WHERE d BETWEEN '{{start_date}}' AND '{{end_date}}'", "2026-09-01", "20260907")
     assert sql == "WHERE d BETWEEN '2026-09-01' AND '2026-09-07'" and window == ["2026-09-01", "2026-09-07"]
+
+
+def test_suggestions_are_projects_then_their_datasets_with_location(world, ctx_for):
+    """6.3: projects.list, then datasets.list per project (group = project, description = location)."""
+    from analytics_acp_bigquery.resources import list_resources
+
+    listed = list_resources(ctx_for("autocontext", resource_id=None))
+    assert [(r.resource_id, r.group, r.description) for r in listed] == [
+        ("mi-proyecto", "mi-proyecto", "Project"),
+        ("mi-proyecto.analytics_123", "mi-proyecto", "Dataset in EU"),
+        ("mi-proyecto.sandbox", "mi-proyecto", "Dataset in EU"),
+        ("otro-proyecto", "otro-proyecto", "Project"),
+        ("otro-proyecto.ventas", "otro-proyecto", "Dataset in US"),
+    ]
+    assert world.server.requests_to(r"^/bigquery/v2/projects$", "GET")

@@ -96,10 +96,8 @@ def collapse_referenced(tables: list[str]) -> list[str]:
     for t in tables:
         dataset, _, name = t.rpartition(".")
         shard = shard_of(name)
-        key = f"{dataset}.{shard[0]}*" if shard else None
-        if key and counts[key] >= 2:
-            if key not in out:
-                out.append(key)
-        elif t not in out:
-            out.append(t)
+        group = f"{dataset}.{shard[0]}*" if shard else ""
+        shown = group if group and counts[group] >= 2 else t
+        if shown not in out:
+            out.append(shown)
     return out
