@@ -79,7 +79,7 @@ def test_traffic_blocks(fake, make_ctx, server):
     assert len(fetch_block("top_landing_pages", "123456789", ctx)) == 6
     assert fetch_block("content_groups", "123456789", ctx) == []  # only "(not set)": the property does not use them
     limits = [r.body.get("limit") for r in server.requests_to(":runReport$")]
-    assert limits == ["250000", "250000", "15", "50", "25", "250000"]
+    assert limits == ["50000", "50000", "15", "50", "25", "50000"]
     assert all(r.body["dateRanges"] == [{"startDate": "28daysAgo", "endDate": "yesterday"}] for r in server.requests_to(":runReport$"))
 
 

@@ -90,3 +90,34 @@ def test_two_accounts_in_one_server_have_separate_caches(fake, server, sa_creden
             assert "Store (987654321, account Client X)" in res.error["message"]
 
     anyio.run(main)
+
+
+def test_a_page_failing_mid_stream_fails_the_served_call_and_leaves_no_table(server, sa_credentials, tmp_path):
+    from ga4support import build_fake
+    from googlefakes.server import google_error
+
+    build_fake(server, page_size=20)
+    route = next(r for r in server.routes if r.pattern.pattern == r"/v1beta/properties/(\d+):runReport")
+    original, seen = route.handler, []
+
+    def flaky(req):
+        seen.append(int(req.body.get("offset", 0)))
+        if seen[-1] == 40:  # the third page keeps failing
+            return 500, google_error(500, "Internal error encountered.")
+        return original(req)
+
+    route.handler = flaky
+    tmp = tmp_path / "tmp"
+
+    async def main():
+        async with AcpClient.stdio(_command(), env={**ENV, "ANALYTICS_ACP_GOOGLE_DEADLINE_S": "0.5", "ACP_TMP_DIR": str(tmp)}) as client:
+            res = await client.call_tool("run_report", {"metrics": ["sessions"], "dimensions": ["date", "sessionDefaultChannelGroup"],
+                                                        "resource_id": "123456789"},
+                                         meta={"credentials": sa_credentials, "config": {"api_endpoint": server.url},
+                                               "inline_max_bytes": 1000})
+            assert res.is_error and res.error["name"] == "ACP_UPSTREAM_ERROR", res.text
+            assert res.system_data is None
+
+    anyio.run(main)
+    assert seen[:3] == [0, 20, 40] and seen[3:] and set(seen[3:]) == {40}  # page 3 retried within the deadline, then failed
+    assert not [p for p in tmp.rglob("*") if p.is_file()]  # the partial table file was removed

@@ -4,10 +4,18 @@ from __future__ import annotations
 
 import pytest
 from analytics_acp import CredentialsInvalid, ResourceNotFound, UpstreamError
-from analytics_acp_ga4.report import run_report
+from analytics_acp_ga4.report import run_report as _run_report
 from ga4support import OTHER_EMAIL, SA_EMAIL, build_fake
 from googlefakes import keys
 from googlefakes.server import google_error
+
+
+def run_report(arguments, ctx):
+    """The tool, with its streamed rows read to the end (as the core does when it builds the table)."""
+    ex = _run_report(arguments, ctx)
+    ex.rows = list(ex.rows)
+    return ex
+
 
 RR = r"/v1beta/properties/(\d+):runReport"
 ARGS = {"metrics": ["sessions"], "dimensions": ["date"]}

@@ -6,8 +6,15 @@ import datetime as dt
 
 import pytest
 from analytics_acp import InvalidArguments
-from analytics_acp_ga4.report import run_report
+from analytics_acp_ga4.report import run_report as _run_report
 from ga4support import build_fake
+
+
+def run_report(arguments, ctx):
+    """The tool, with its streamed rows read to the end (as the core does when it builds the table)."""
+    ex = _run_report(arguments, ctx)
+    ex.rows = list(ex.rows)
+    return ex
 
 
 def _rr(server):
@@ -24,7 +31,7 @@ def test_pages_by_offset_until_row_count_whatever_the_page_size(server, make_ctx
     assert len(sent) == -(-total // 37) == ex.source["pages"]
     # What the real client sent: offsets as int64 strings (absent on the first page), the page cap, TOTAL first page only.
     assert [int(b.get("offset", 0)) for b in sent] == list(range(0, total, 37))
-    assert {b["limit"] for b in sent} == {"250000"}
+    assert {b["limit"] for b in sent} == {"50000"}
     assert sent[0]["metricAggregations"] == [1] and all("metricAggregations" not in b for b in sent[1:])
     assert all(b["returnPropertyQuota"] is True for b in sent)
     assert len({tuple(r[:3]) for r in ex.rows}) == total  # no page read twice

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -13,7 +14,10 @@ from .clients import BadRequest, call, client, message_to_dict
 from .request import date_range, dimension_filter, metric_filter, names_argument, order_bys, window
 from .typing_map import converter, dimension_header, metric_header
 
-PAGE_MAX = 250_000  # the Data API's largest page; it may return fewer rows per page
+# Rows asked per request. Google allows 250,000, but the REST client parses a page whole (JSON text, then
+# dicts, then protobuf): 100,000-row pages peaked at 376 MB in the connector (bench case 7), so pages are
+# 50,000 rows. The API may return fewer rows per page; paging goes on until rowCount.
+PAGE_MAX = 50_000
 
 
 @dataclass
@@ -94,66 +98,98 @@ def incompatible_fields(ctx: Any, property_id: str, metrics: list[str], dimensio
     return out
 
 
-def fetch_report(ctx: Any, property_id: str, *, metrics: list[str], dimensions: list[str], ranges: list[Any],
-                 dim_filter: Any = None, met_filter: Any = None, orders: list[Any] | None = None, limit: int | None = None,
-                 keep_empty_rows: bool = False, currency_code: str | None = None, totals: bool = True) -> Report:
-    """Run a report and read every page (offset paging until rowCount or ``limit`` rows); a failing page fails the call."""
-    from google.analytics.data_v1beta import Dimension, Metric, MetricAggregation, RunReportRequest
+class ReportPager:
+    """One report read page by page (offset paging until rowCount or ``limit`` rows).
 
-    data = client(ctx, "data")
-    base: dict[str, Any] = {
-        "property": f"properties/{property_id}", "dimensions": [Dimension(name=d) for d in dimensions],
-        "metrics": [Metric(name=m) for m in metrics], "date_ranges": ranges, "keep_empty_rows": keep_empty_rows,
-        "return_property_quota": True,
-    }
-    if dim_filter is not None:
-        base["dimension_filter"] = dim_filter
-    if met_filter is not None:
-        base["metric_filter"] = met_filter
-    if orders:
-        base["order_bys"] = orders
-    if currency_code:
-        base["currency_code"] = currency_code
-    report: Report | None = None
-    converters: list[Any] = []
-    offset = 0
-    while True:
-        want = PAGE_MAX if limit is None else min(PAGE_MAX, limit - offset)
-        extra = {"metric_aggregations": [MetricAggregation.TOTAL]} if (offset == 0 and totals) else {}
-        request = RunReportRequest(**base, offset=offset, limit=want, **extra)
+    ``start()`` reads the first page (headers, totals, warnings, rowCount); ``rows()`` then yields
+    every row, fetching the next pages as it goes, so a big report streams into the core's table file
+    instead of sitting in memory. A page that fails raises from ``rows()``: the call fails, never a
+    partial table presented as whole (12.1). ``source``/``quota`` dicts are updated in place as pages arrive.
+    """
+
+    def __init__(self, ctx: Any, property_id: str, *, metrics: list[str], dimensions: list[str], ranges: list[Any],
+                 dim_filter: Any = None, met_filter: Any = None, orders: list[Any] | None = None, limit: int | None = None,
+                 keep_empty_rows: bool = False, currency_code: str | None = None, totals: bool = True):
+        from google.analytics.data_v1beta import Dimension, Metric
+
+        self.ctx, self.property_id, self.limit, self.want_totals = ctx, property_id, limit, totals
+        self.metrics, self.dimensions = metrics, dimensions
+        self.base: dict[str, Any] = {
+            "property": f"properties/{property_id}", "dimensions": [Dimension(name=d) for d in dimensions],
+            "metrics": [Metric(name=m) for m in metrics], "date_ranges": ranges, "keep_empty_rows": keep_empty_rows,
+            "return_property_quota": True,
+        }
+        for key, value in (("dimension_filter", dim_filter), ("metric_filter", met_filter), ("order_bys", orders or None),
+                           ("currency_code", currency_code)):
+            if value is not None:
+                self.base[key] = value
+        self.report: Report | None = None
+        self.quota: dict[str, Any] = {}
+        self._first: Any = None
+
+    def _page(self, offset: int) -> Any:
+        from google.analytics.data_v1beta import MetricAggregation, RunReportRequest
+
+        want = PAGE_MAX if self.limit is None else min(PAGE_MAX, self.limit - offset)
+        extra = {"metric_aggregations": [MetricAggregation.TOTAL]} if (offset == 0 and self.want_totals) else {}
+        request = RunReportRequest(**self.base, offset=offset, limit=want, **extra)
         try:
-            resp = call(data.run_report, request, resource=property_id, ctx=ctx, raw_400=True)
+            resp = call(client(self.ctx, "data").run_report, request, resource=self.property_id, ctx=self.ctx, raw_400=True)
         except BadRequest as bad:
-            diagnose_bad_request(ctx, property_id, metrics, dimensions, bad.exc)
+            diagnose_bad_request(self.ctx, self.property_id, self.metrics, self.dimensions, bad.exc)
             raise  # pragma: no cover - diagnose always raises
+        if "property_quota" in resp:
+            merged = _quota_merge(self.quota or None, message_to_dict(resp.property_quota))
+            self.quota.clear()
+            self.quota.update(merged)
+        return resp
+
+    def start(self) -> Report:
+        """Read the first page: headers typed from the response, the API's totals, warnings, rowCount."""
+        resp = self._page(0)
         pb = type(resp).pb(resp)  # raw protobuf: much faster than proto-plus wrappers for big pages
-        if report is None:
-            currency = pb.metadata.currency_code or None
-            headers = [dimension_header(h.name) for h in pb.dimension_headers]
-            headers += [metric_header(h.name, _metric_type_name(h.type_), currency) for h in pb.metric_headers]
-            converters = [converter(h) for h in headers]
-            report = Report(headers=headers, rows=[], row_count=pb.row_count, currency_code=currency,
-                            time_zone=pb.metadata.time_zone or None, warnings=_metadata_warnings(resp.metadata))
-            report.totals = _typed_totals(pb, headers, converters)
-        n_dims = len(pb.dimension_headers)
-        dim_conv, met_conv = converters[:n_dims], converters[n_dims:]
-        append = report.rows.append
-        for row in pb.rows:
-            append([f(v.value) for f, v in zip(dim_conv, row.dimension_values, strict=False)]
-                   + [f(v.value) for f, v in zip(met_conv, row.metric_values, strict=False)])
-        report.pages += 1
-        if pb.HasField("property_quota"):
-            report.quota = _quota_merge(report.quota, message_to_dict(resp.property_quota))
-        got = len(pb.rows)
-        offset += got
-        target = pb.row_count if limit is None else min(pb.row_count, limit)
-        if offset >= target:
-            break
-        if got == 0:
-            # Never present a partial table as whole (12.1).
-            raise UpstreamError(f"GA4 returned an empty page at offset {offset} of {pb.row_count} rows; the report "
-                                "changed while paging. Run it again.")
-    assert report is not None
+        currency = pb.metadata.currency_code or None
+        headers = [dimension_header(h.name) for h in pb.dimension_headers]
+        headers += [metric_header(h.name, _metric_type_name(h.type_), currency) for h in pb.metric_headers]
+        self.converters = [converter(h) for h in headers]
+        self.n_dims = len(pb.dimension_headers)
+        self.report = Report(headers=headers, rows=[], row_count=pb.row_count, currency_code=currency,
+                             time_zone=pb.metadata.time_zone or None, warnings=_metadata_warnings(resp.metadata), pages=1)
+        self.report.totals = _typed_totals(pb, headers, self.converters)
+        self.report.quota = self.quota
+        self._first = pb
+        return self.report
+
+    def rows(self) -> Iterator[list[Any]]:
+        """Every row as a typed list, first page first; later pages are fetched while iterating."""
+        assert self.report is not None, "start() first"
+        report, pb, offset = self.report, self._first, 0
+        self._first = None
+        dim_conv, met_conv = self.converters[: self.n_dims], self.converters[self.n_dims:]
+        while True:
+            for row in pb.rows:
+                yield ([f(v.value) for f, v in zip(dim_conv, row.dimension_values, strict=False)]
+                       + [f(v.value) for f, v in zip(met_conv, row.metric_values, strict=False)])
+            got = len(pb.rows)
+            offset += got
+            target = report.row_count if self.limit is None else min(report.row_count, self.limit)
+            if offset >= target:
+                return
+            if got == 0:
+                # Never present a partial table as whole (12.1).
+                raise UpstreamError(f"GA4 returned an empty page at offset {offset} of {report.row_count} rows; the "
+                                    "report changed while paging. Run it again.")
+            del pb  # let the previous page go before the next one is parsed
+            resp = self._page(offset)
+            pb = type(resp).pb(resp)
+            report.pages += 1
+
+
+def fetch_report(ctx: Any, property_id: str, **kwargs: Any) -> Report:
+    """Run a report and read every page into memory (small reports: blocks, clusters, conversion models)."""
+    pager = ReportPager(ctx, property_id, **kwargs)
+    report = pager.start()
+    report.rows = list(pager.rows())
     return report
 
 
@@ -206,25 +242,31 @@ def run_report(arguments: dict[str, Any], ctx: Any) -> Extraction:
     def met_alias(name: str) -> str:
         return names.apply_aliases([name], "metric", warnings)[0]
 
-    report = fetch_report(
+    pager = ReportPager(
         ctx, property_id, metrics=metrics, dimensions=dimensions, ranges=ranges,
         dim_filter=dimension_filter(arguments.get("dimension_filters"), dimension_aliases=dim_alias),
         met_filter=metric_filter(arguments.get("metric_filters"), metric_aliases=met_alias),
         orders=order_bys(arguments.get("order_bys"), metrics, dimensions), limit=limit,
         keep_empty_rows=bool(arguments.get("keep_empty_rows", False)), currency_code=arguments.get("currency_code"),
     )
+    report = pager.start()
     warnings += report.warnings
-    if limit is not None and report.row_count > len(report.rows):
-        warnings.append(f"Extracted the first {len(report.rows)} of {report.row_count} rows (limit {limit}).")
+    if limit is not None and report.row_count > limit:
+        warnings.append(f"Extracted the first {limit} of {report.row_count} rows (limit {limit}).")
     totals, extra = _split_totals(report)
-    if report.quota:
-        extra["quota"] = report.quota
+    src = source(property_id, "analyticsdata.v1beta.runReport", report)
+    extra["quota"] = src["property_quota"] = pager.quota  # the same dict, filled as pages arrive
+
+    def rows() -> Iterator[list[Any]]:
+        # Streams into the core's table file; pages and quota are final once the rows are consumed.
+        yield from pager.rows()
+        src["pages"] = report.pages
+
     return Extraction(
-        rows=report.rows, columns=report.columns, headers=report.headers,
+        rows=rows(), columns=report.columns, headers=report.headers,
         description=describe(property_id, metrics, dimensions, arguments, compare=dates[2:] if compare else None),
-        title=f"GA4 {property_id} · {start}→{end}", dates=dates, totals=totals or None, extra=extra or None,
-        warnings=warnings, arguments=effective,
-        source=source(property_id, "analyticsdata.v1beta.runReport", report),
+        title=f"GA4 {property_id} · {start}→{end}", dates=dates, totals=totals or None, extra=extra,
+        warnings=warnings, arguments=effective, source=src,
     )
 
 
@@ -268,3 +310,4 @@ def source(property_id: str, api: str, report: Report) -> dict[str, Any]:
     if report.quota:
         out["property_quota"] = report.quota
     return out
+
