@@ -141,9 +141,9 @@ def build_one(target: str, out: Path, *, work: Path | None = None, verify: bool 
 
 
 def human_size(n: int) -> str:
-    """Bytes as KB/MB."""
-    for unit in ("B", "KB", "MB", "GB"):
-        if n < 1024 or unit == "GB":
+    """Bytes in binary units (KiB/MiB/GiB: the divisor is 1024, so the label says so)."""
+    for unit in ("B", "KiB", "MiB", "GiB"):
+        if n < 1024 or unit == "GiB":
             return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
         n /= 1024
     return str(n)

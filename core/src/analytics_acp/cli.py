@@ -58,7 +58,7 @@ def _transport_args(parser: argparse.ArgumentParser) -> None:
 
 
 def _serve(target: str | ModuleType, http: bool, host: str, port: int | None) -> int:
-    from .http_app import InsecureBind
+    from .http_app import InsecureBind, PortInUse
     from .plugins import ConnectorNotFound, load_connector
     from .runtime import build_server, configure_logging
 
@@ -73,7 +73,7 @@ def _serve(target: str | ModuleType, http: bool, host: str, port: int | None) ->
 
         try:
             serve_http(acp, host=host, port=port)
-        except InsecureBind as exc:
+        except (InsecureBind, PortInUse) as exc:
             print(f"analytics-acp: {exc}", file=sys.stderr)
             return 2
         return 0

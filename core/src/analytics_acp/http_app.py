@@ -30,6 +30,33 @@ class InsecureBind(ValueError):
     """A non-loopback bind was asked for without a transport token."""
 
 
+class PortInUse(OSError):
+    """The HTTP port is taken (said plainly instead of uvicorn's raw ``[Errno 98]``)."""
+
+
+def bind_socket(host: str, port: int) -> Any:
+    """The listening socket for uvicorn, bound here so a busy port gets a message that says what to do."""
+    import errno
+    import socket
+
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((host, port))
+    except OSError as exc:
+        sock.close()
+        if exc.errno in (errno.EADDRINUSE, errno.EACCES):
+            why = "is already in use" if exc.errno == errno.EADDRINUSE else "needs privileges"
+            raise PortInUse(
+                f"Port {port} on {host} {why}. Choose another with --port N (or ACP_PORT=N), "
+                "or stop the program that listens there."
+            ) from None
+        raise
+    sock.set_inheritable(True)
+    return sock
+
+
 def is_loopback(host: str) -> bool:
     """True for 127.0.0.0/8, ::1 and localhost."""
     if host == "localhost":
@@ -182,7 +209,9 @@ def serve_http(acp: AcpServer, *, host: str = "127.0.0.1", port: int | None = No
     port = port if port is not None else int(os.environ.get("ACP_PORT") or 7413)
     app = build_http_app(acp, host=host, port=port, token=token)
     config = uvicorn.Config(app, host=host, port=port, log_level="warning", access_log=False, lifespan="on")
+    sock = bind_socket(host, port)
     try:
-        uvicorn.Server(config).run()
+        uvicorn.Server(config).run(sockets=[sock])
     finally:
+        sock.close()
         acp.shutdown()

@@ -1,7 +1,9 @@
 """Plugin loading: one pluggy manager per served connector.
 
 Connectors register under the entry-point group ``analytics_acp.connectors``
-(name = connector id, value = its ``plugin`` module). Extension plugins (audit,
+(name = connector id, value = its ``plugin`` module). Test-only connectors (the kit's reference
+``example``) register under ``analytics_acp.test_connectors``: ``serve`` finds them, but they are
+not listed by ``analytics-acp connectors`` nor offered by the bridge. Extension plugins (audit,
 timing...) register under ``analytics_acp.plugins`` and join every manager.
 ``ANALYTICS_ACP_PLUGINS`` (comma-separated names) restricts which entry points load;
 a frozen build registers its one connector module explicitly (PyInstaller drops entry points).
@@ -23,6 +25,7 @@ from .declarations import BlockSpec, ConnectorInfo, ToolSpec
 from .errors import AcpError
 
 CONNECTOR_GROUP = "analytics_acp.connectors"
+TEST_CONNECTOR_GROUP = "analytics_acp.test_connectors"
 PLUGIN_GROUP = "analytics_acp.plugins"
 ENV_RESTRICT = "ANALYTICS_ACP_PLUGINS"
 
@@ -38,12 +41,17 @@ def _allowed(name: str) -> bool:
     return name in {part.strip() for part in raw.split(",")}
 
 
-def available_connectors() -> dict[str, str]:
-    """Installed connectors: id -> module path of its plugin (entry points, filtered by ANALYTICS_ACP_PLUGINS)."""
+def available_connectors(include_tests: bool = False) -> dict[str, str]:
+    """Installed connectors: id -> module path of its plugin (entry points, filtered by ANALYTICS_ACP_PLUGINS).
+
+    ``include_tests`` adds the test-only connectors (what ``serve`` may load, never what a user is offered).
+    """
     found: dict[str, str] = {}
-    for ep in entry_points(group=CONNECTOR_GROUP):
-        if _allowed(ep.name):
-            found[ep.name] = ep.value
+    groups = (CONNECTOR_GROUP, TEST_CONNECTOR_GROUP) if include_tests else (CONNECTOR_GROUP,)
+    for group in groups:
+        for ep in entry_points(group=group):
+            if _allowed(ep.name):
+                found.setdefault(ep.name, ep.value)
     return dict(sorted(found.items()))
 
 
@@ -86,7 +94,7 @@ def load_connector(connector: str | ModuleType, *, extensions: bool = True) -> L
     if isinstance(connector, ModuleType):
         module, name = connector, connector.__name__
     else:
-        table = available_connectors()
+        table = available_connectors(include_tests=True)
         target = table.get(connector, connector)  # an installed id, else a plugin module path
         try:
             module = importlib.import_module(target.split(":")[0])
@@ -94,7 +102,7 @@ def load_connector(connector: str | ModuleType, *, extensions: bool = True) -> L
             if exc.name != target.split(":")[0].split(".")[0] and connector in table:
                 raise
             raise ConnectorNotFound(
-                f"No connector named {connector!r}. Installed: {', '.join(table) or 'none'}."
+                f"No connector named {connector!r}. Installed: {', '.join(available_connectors()) or 'none'}."
             ) from None
         name = connector
     pm.register(module, name=f"connector:{name}")
