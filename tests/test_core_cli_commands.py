@@ -33,3 +33,12 @@ def test_unknown_command_is_a_usage_error():
     out = subprocess.run([sys.executable, "-m", "analytics_acp", "no_such_command"], capture_output=True, text=True,
                          timeout=120)
     assert out.returncode == 2 and "invalid choice" in out.stderr
+
+
+def test_serve_imports_no_tool_package():
+    # Cold start (bench case 4): `serve` must not load the bridge, build or bench modules to describe them.
+    code = ("import sys; from analytics_acp import cli; cli.main(['serve', 'no_such_connector']); "
+            "print(sorted(m for m in sys.modules if m.split('.')[0] in "
+            "('analytics_acp_bridge', 'analytics_acp_build', 'analytics_acp_bench')))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert out.stdout.strip().splitlines()[-1] == "[]", out.stdout + out.stderr

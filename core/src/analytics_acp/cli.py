@@ -31,7 +31,7 @@ def _summary(ep: EntryPoint) -> str:
     return doc.splitlines()[0] if doc else ""
 
 
-def _parser() -> argparse.ArgumentParser:
+def _parser(summaries: bool = False) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="analytics-acp",
         description="Analytics Context Protocol (ACP 1.0) servers on MCP.",
@@ -47,7 +47,8 @@ def _parser() -> argparse.ArgumentParser:
     new.add_argument("connector", help="the new connector id (lowercase letters, digits and _, starting with a letter)")
     new.add_argument("--root", default=".", help="repository root that holds connectors/ (default: the current folder)")
     for name, ep in installed_commands().items():
-        sub.add_parser(name, help=_summary(ep), add_help=False)
+        # Summaries import each command's module: only for --help, never on the way to `serve` (cold start).
+        sub.add_parser(name, help=_summary(ep) if summaries else None, add_help=False)
     return parser
 
 
@@ -104,7 +105,7 @@ def main(argv: list[str] | None = None) -> int:
         if ep is not None:
             command: Callable[[list[str]], int | None] = ep.load()
             return int(command(argv[1:]) or 0)
-    parser = _parser()
+    parser = _parser(summaries=not argv or argv[0] in ("-h", "--help"))
     args = parser.parse_args(argv)
     if args.command == "serve":
         return _serve(args.connector, args.http, args.host, args.port)
