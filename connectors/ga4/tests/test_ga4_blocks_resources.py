@@ -93,6 +93,11 @@ def test_resources_from_account_summaries_with_paging(fake, make_ctx, server):
         ("123456789", "ikaue.com", "IKAUE"), ("222333444", "Blog", "IKAUE"), ("987654321", "Store", "Client X")]
     assert found[0].description == "GA4 standard property 123456789 in account IKAUE."
     assert len(found) == 6
+    # Once a report (or property_settings) has shown a property's time zone and currency, suggestions say them.
+    fetch_block("sessions_by_device", "987654321", make_ctx("autocontext"))
+    found = list_resources(make_ctx("autocontext", resource_id=None))
+    assert found[2].description == "GA4 standard property 987654321 in account Client X (America/New_York, USD)."
+    assert found[0].description == "GA4 standard property 123456789 in account IKAUE."
     assert server.requests_to("/v1beta/accountSummaries$")[0].query["pageSize"] == ["200"]
 
 

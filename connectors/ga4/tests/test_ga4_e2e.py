@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import sys
 
 import anyio
@@ -121,3 +122,24 @@ def test_a_page_failing_mid_stream_fails_the_served_call_and_leaves_no_table(ser
     anyio.run(main)
     assert seen[:3] == [0, 20, 40] and seen[3:] and set(seen[3:]) == {40}  # page 3 retried within the deadline, then failed
     assert not [p for p in tmp.rglob("*") if p.is_file()]  # the partial table file was removed
+
+
+def test_a_failing_block_fails_alone(fake, server, sa_credentials, tmp_path):
+    from googlefakes.server import google_error
+
+    server.fail("GET", r"/v1alpha/properties/(\d+)/calculatedMetrics", *[(403, google_error(403, "The caller does not have permission"))] * 3)
+
+    async def main():
+        async with AcpClient.stdio(_command(), env={**ENV, "ACP_CACHE_DIR": str(tmp_path / "cache")}) as client:
+            res = await client.call_tool("autocontext", {"resource_id": "123456789",
+                                                         "request_data": ["key_events", "calculated_metrics", "sessions_by_device"]},
+                                         meta={"credentials": sa_credentials, "config": {"api_endpoint": server.url}})
+            assert not res.is_error, res.text
+            blocks = {b["id"]: b for b in res.model_response}
+            assert blocks["key_events"]["data"][0]["event_name"] == "purchase"
+            assert len(blocks["sessions_by_device"]["data"]) == 3
+            failed = blocks["calculated_metrics"]
+            assert "data" not in failed or not failed["data"]
+            assert "ACP_RESOURCE_NOT_FOUND" in json.dumps(failed), failed
+
+    anyio.run(main)

@@ -36,6 +36,9 @@ def property_settings(pid: str, ctx: Any) -> dict[str, Any]:
         "data_retention": {"event_data": _name(retention.event_data_retention), "user_data": _name(retention.user_data_retention),
                            "reset_on_new_activity": retention.reset_user_data_on_new_activity},
     }
+    from .resources import remember_settings
+
+    remember_settings(ctx, pid, prop.time_zone or None, prop.currency_code or None)
     attribution = call(client(ctx, "admin_alpha").get_attribution_settings,
                        GetAttributionSettingsRequest(name=f"properties/{pid}/attributionSettings"), resource=pid, ctx=ctx)
     out["attribution"] = {

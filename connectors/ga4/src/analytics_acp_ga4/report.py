@@ -156,6 +156,9 @@ class ReportPager:
         self.report = Report(headers=headers, rows=[], row_count=pb.row_count, currency_code=currency,
                              time_zone=pb.metadata.time_zone or None, warnings=_metadata_warnings(resp.metadata), pages=1)
         self.report.totals = _typed_totals(pb, headers, self.converters)
+        from .resources import remember_settings
+
+        remember_settings(self.ctx, self.property_id, self.report.time_zone, currency)
         self.report.quota = self.quota
         self._first = pb
         return self.report
