@@ -12,6 +12,10 @@ ACP_TOOL_AUTOCONTEXT = "autocontext"
 ACP_TOOL_AUTOCONTEXT_DATA = "autocontext_data"
 ACP_RESOURCE_SUGGESTIONS = 25
 ACP_INLINE_MAX_BYTES = 5 * 1024 * 1024
+# A request's tool arguments as JSON; past it the call is ACP_INVALID_ARGUMENTS (issue 15.3).
+ACP_MAX_ARGUMENTS_BYTES = 1024 * 1024
+# A string argument longer than this is echoed in system_info.arguments cut, with its full length.
+ACP_ECHO_MAX_CHARS = 10_000
 ACP_MAX_ROW_LIMIT = 5000
 ACP_MAX_FIELD_LIMIT = 200
 ACP_DEFAULT_FIELD_LIMIT = 20

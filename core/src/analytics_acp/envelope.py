@@ -12,7 +12,7 @@ from typing import Any
 
 import orjson
 
-from .constants import ACP_KEY, ACP_PROTOCOL_VERSION
+from .constants import ACP_ECHO_MAX_CHARS, ACP_KEY, ACP_PROTOCOL_VERSION
 from .errors import AcpError
 
 
@@ -24,6 +24,18 @@ def utc_now_iso() -> str:
     """ISO 8601 UTC with milliseconds, as in 8.4 fetched_at."""
     now = _dt.datetime.now(_dt.UTC)
     return now.strftime("%Y-%m-%dT%H:%M:%S.") + f"{now.microsecond // 1000:03d}Z"
+
+
+def cut_long_strings(value: Any, limit: int = ACP_ECHO_MAX_CHARS) -> Any:
+    """What system_info echoes: strings past ``limit`` characters cut, with their full length noted
+    (a 50 MB SQL is not worth echoing back, nor storing by every host that keeps system_info)."""
+    if isinstance(value, str) and len(value) > limit:
+        return f"{value[:limit]}… [cut: {len(value):,} characters in full]"
+    if isinstance(value, dict):
+        return {k: cut_long_strings(v, limit) for k, v in value.items()}
+    if isinstance(value, list):
+        return [cut_long_strings(v, limit) for v in value]
+    return value
 
 
 @dataclass
@@ -56,7 +68,7 @@ class CallRecord:
             "tool": self.tool,
             "kind": kind or self.kind,
             "resource_id": self.resource_id,
-            "arguments": self.arguments,
+            "arguments": cut_long_strings(self.arguments),
         }
         if self.title:
             info["title"] = self.title

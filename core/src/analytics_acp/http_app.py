@@ -18,11 +18,13 @@ import time
 from pathlib import Path
 from typing import Any
 
+from .constants import ACP_MAX_ARGUMENTS_BYTES
 from .requestids import invalid_id_error
 from .runtime import AcpServer
 
 FILE_TTL_S = 300
 FILES_PATH = "/acp-files"
+DRAIN_MAX_BYTES = 64 * 1024 * 1024  # an oversized body is read up to this before the 413 is sent
 CHECKED_BODY_BYTES = 4 * 1024 * 1024  # the SDK's default request body limit (mcp.server.transport_security)
 
 
@@ -148,6 +150,23 @@ class RequestIdGuard:
             if not message.get("more_body", False):
                 complete = True
                 break
+        if not complete and size > self.max_body:
+            # Past the SDK's body limit it would answer a plain-text 413: a JSON-RPC client gets a
+            # JSON-RPC error instead, saying the limit (the id is unknown: the body is not parsed).
+            error = {"jsonrpc": "2.0", "id": None, "error": {
+                "code": -32017, "message": (
+                    f"The request body is larger than {self.max_body:,} bytes. A tools/call's arguments may be at most "
+                    f"{ACP_MAX_ARGUMENTS_BYTES:,} bytes (1 MiB) of JSON: send a shorter request."),
+                "data": {"name": "ACP_INVALID_ARGUMENTS", "max_arguments_bytes": ACP_MAX_ARGUMENTS_BYTES}}}
+            drained = size
+            while drained < DRAIN_MAX_BYTES:  # read the rest (bounded) so the client sees the answer, not a reset
+                message = await receive()
+                drained += len(message.get("body", b""))
+                if message["type"] != "http.request" or not message.get("more_body", False):
+                    break
+            await send({"type": "http.response.start", "status": 413, "headers": [(b"content-type", b"application/json")]})
+            await send({"type": "http.response.body", "body": json.dumps(error).encode()})
+            return
         if complete:
             error = invalid_id_error(b"".join(m.get("body", b"") for m in buffered))
             if error is not None:
