@@ -12,8 +12,8 @@ from analytics_acp import InvalidArguments, ResourceNotFound, ResourceRef
 from analytics_acp_databases import blocks
 from analytics_acp_databases.credentials import scrub, secrets_of
 from analytics_acp_databases.example_db import CHANNELS, create_example_db, example_rows
-from analytics_acp_databases.resource_ids import normalize, split_parts
-from analytics_acp_databases.resources import list_resources
+from analytics_acp_databases.resource_ids import split_parts
+from analytics_acp_databases.resources import list_resources, normalize
 
 END = dt.date(2026, 9, 28)  # the sales_db fixture's last day
 
@@ -126,3 +126,15 @@ def test_example_db_cli(tmp_path):
     assert "30 days" in done.stdout
     con = sqlite3.connect(out)
     assert con.execute("SELECT min(fecha), max(fecha), count(DISTINCT canal) FROM ventas").fetchone() == ("2026-01-02", "2026-01-31", 4)
+
+
+def test_resource_id_parsing_does_not_import_the_catalog():
+    # Issue 13 item 5: parsing ids never opens connections, so resource_ids imports no catalog/engines.
+    import subprocess
+    import sys
+
+    code = ("import sys, analytics_acp_databases.resource_ids as r; r.split_parts('a.b', 'sqlite'); "
+            "print(sorted(m for m in sys.modules if m.startswith('analytics_acp_databases.')))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "['analytics_acp_databases.resource_ids']"

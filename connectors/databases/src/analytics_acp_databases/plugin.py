@@ -41,7 +41,7 @@ def list_resources(ctx):
 @hookimpl
 def normalize_resource_id(resource_id, ctx):
     """Normalize quoting, backticks and '/' separators; return the id with its level (6.1)."""
-    from .resource_ids import normalize
+    from .resources import normalize
 
     return normalize(resource_id, ctx)
 

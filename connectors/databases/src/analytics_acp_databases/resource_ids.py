@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from analytics_acp import InvalidArguments, ResourceNotFound, ResourceRef
+from analytics_acp import InvalidArguments, ResourceNotFound
 
 # sqlglot dialect names per SQLAlchemy backend name (mariadb speaks the mysql dialect).
 SQLGLOT_DIALECTS = {
@@ -197,15 +197,3 @@ def parse_target(resource_id: str, credentials: dict[str, Any] | None) -> Target
         )
     return target
 
-
-def normalize(resource_id: str, ctx: Any) -> ResourceRef:
-    """The normalize_resource_id hook: canonical text plus level."""
-    credentials = getattr(ctx, "credentials", None)
-    backend = backend_of(credentials)
-    target = parse_target(resource_id, credentials)
-    if has_schema_level(backend) and target.schema and not target.table and credentials:
-        # <database>.<name> may name a table of the default schema (DuckDB ventas.ventas).
-        from .catalog import resolve_schema_or_table
-
-        target = resolve_schema_or_table(target, ctx)
-    return ResourceRef(id=target.id(backend), level=target.level)

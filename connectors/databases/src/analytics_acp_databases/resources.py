@@ -1,4 +1,6 @@
-"""The resource listing (6.3): databases, schemas and tables the credentials can see, source order.
+"""The resource listing (6.3) and the normalize_resource_id hook's work (6.1).
+
+The listing: databases, schemas and tables the credentials can see, source order.
 
 The core ranks (default first, then recent use), pages to 25, filters by ``query`` and caches per
 credential identity; this module only lists: the connected database first, then the others.
@@ -9,12 +11,12 @@ from __future__ import annotations
 from typing import Any
 
 import sqlalchemy as sa
-from analytics_acp import Resource
+from analytics_acp import Resource, ResourceRef
 
 from . import catalog
 from .credentials import ENGINE_TITLES
 from .engines import Source, open_read
-from .resource_ids import credential_database, has_schema_level, join_parts
+from .resource_ids import backend_of, credential_database, has_schema_level, join_parts, parse_target
 from .sqlerrors import map_error
 
 MAX_RESOURCES = 2000
@@ -78,3 +80,14 @@ def _current_database(session: Any) -> str:
         return str(session.conn.exec_driver_sql(sql).scalar() or "")
     except Exception:
         return ""
+
+
+def normalize(resource_id: str, ctx: Any) -> ResourceRef:
+    """The normalize_resource_id hook: canonical text plus level."""
+    credentials = getattr(ctx, "credentials", None)
+    backend = backend_of(credentials)
+    target = parse_target(resource_id, credentials)
+    if has_schema_level(backend) and target.schema and not target.table and credentials:
+        # <database>.<name> may name a table of the default schema (DuckDB ventas.ventas).
+        target = catalog.resolve_schema_or_table(target, ctx)
+    return ResourceRef(id=target.id(backend), level=target.level)
