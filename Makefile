@@ -9,6 +9,10 @@ UV := $(BIN)/uv
 MEMBERS := core build tests/plugins/acpexample $(sort $(dir $(wildcard connectors/*/pyproject.toml tools/*/pyproject.toml)))
 STAMP := $(VENV)/.installed
 CONNECTOR ?= databases
+# Source folders the type checker reads (each is also a module base: MYPYPATH).
+SRC_DIRS := core/src build/src $(sort $(wildcard connectors/*/src tools/*/src)) tests/plugins/acpexample/src
+empty :=
+space := $(empty) $(empty)
 
 .PHONY: help setup venv system-deps npm-deps test test-fast lint demo build build-all bench clean
 
@@ -17,7 +21,7 @@ help:
 	@echo "make test    - set up everything and run the whole test suite"
 	@echo "make build CONNECTOR=<id> - freeze one connector into dist/<id>/ and dist/<id>-<version>.zip"
 	@echo "make bench   - run the benchmarks (tools/bench/results/latest.json)"
-	@echo "make lint    - ruff"
+	@echo "make lint    - ruff and mypy (strict on core/)"
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -39,7 +43,8 @@ npm-deps:
 
 setup: venv system-deps npm-deps
 
-test: setup
+# CI (.ci/run) runs `make test`, so lint (ruff + mypy) runs there too, before the suite.
+test: setup lint
 	bash tools/setup/run-tests.sh
 
 test-fast: venv
@@ -47,6 +52,7 @@ test-fast: venv
 
 lint: venv
 	$(BIN)/ruff check .
+	MYPYPATH=$(subst $(space),:,$(SRC_DIRS)) $(BIN)/mypy $(SRC_DIRS)
 
 demo: venv
 	$(BIN)/python tools/bridge/demo/run_demo.py

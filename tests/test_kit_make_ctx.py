@@ -41,3 +41,11 @@ def test_make_ctx_passes_other_fields_and_sees_later_tables():
     tables["late"] = TABLE
     assert anyio.run(ctx.read_table, "late") is TABLE
     assert (ctx.row_limit, ctx.state_key, ctx.credential_identity) == (5, "s", "abc")
+
+
+def test_require_resource_id():
+    from analytics_acp.errors import ResourceRequired
+
+    assert make_ctx(resource_id="demo").require_resource_id() == "demo"
+    with pytest.raises(ResourceRequired):
+        make_ctx().require_resource_id()

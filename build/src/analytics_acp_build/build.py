@@ -60,7 +60,7 @@ def verify_zip(zip_path: Path, *, timeout: float = 90.0) -> str:
             raise ManifestError("acp.json: " + "; ".join(problems))
         env = {"ACP_CACHE_DIR": str(Path(tmp) / "cache"), "ACP_TMP_DIR": str(Path(tmp) / "tmp")}
         result = probe_sync(stdio_launch(folder, manifest), env=env, timeout=timeout, require_reserved=True)
-    return f"ok: ACP {result.capability.get('version')}, {len(result.tools)} tools"
+    return f"ok: ACP {(result.capability or {}).get('version')}, {len(result.tools)} tools"
 
 
 def _publish(staging: Path, final: Path) -> None:
@@ -140,7 +140,7 @@ def build_one(target: str, out: Path, *, work: Path | None = None, verify: bool 
     return result
 
 
-def human_size(n: int) -> str:
+def human_size(n: float) -> str:
     """Bytes in binary units (KiB/MiB/GiB: the divisor is 1024, so the label says so)."""
     for unit in ("B", "KiB", "MiB", "GiB"):
         if n < 1024 or unit == "GiB":

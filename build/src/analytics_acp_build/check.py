@@ -92,11 +92,12 @@ async def _http_item(folder: Path, manifest: dict[str, Any], env: dict[str, str]
             async with httpx.AsyncClient(timeout=10) as http:
                 body = {"jsonrpc": "2.0", "id": 1, "method": "tools/list"}
                 headers = {"Accept": "application/json, text/event-stream"}
+                assert launch.url is not None  # spawn_http answers with the server's URL
                 denied = await http.post(launch.url, json=body, headers=headers)
             if denied.status_code != 401:
                 return Item("package.http_mode", "fail", f"POST {launch.url} without the token answered {denied.status_code}, not 401 (10.5, 13.3).", section)
             result = await probe(launch, timeout=timeout, require_reserved=True)
-            return Item("package.http_mode", "pass", f"{launch.url}: 401 without token; with Bearer token ACP {result.capability.get('version')} and {len(result.tools)} tools.", section)
+            return Item("package.http_mode", "pass", f"{launch.url}: 401 without token; with Bearer token ACP {(result.capability or {}).get('version')} and {len(result.tools)} tools.", section)
     except (ServerFailed, ManifestError, OSError) as exc:
         return Item("package.http_mode", "fail", str(exc), section)
 
@@ -147,7 +148,7 @@ async def arun_check(target: Target, *, quick: bool = False, credentials: Any = 
             items.append(Item("package.starts", "fail", str(exc), sec["package.starts"]))
             return items
         name = (started.server_info or {}).get("name")
-        evidence = f"serverInfo.name {name!r}, ACP {started.capability.get('version')}, {len(started.tools)} tools: {', '.join(started.tools)}."
+        evidence = f"serverInfo.name {name!r}, ACP {(started.capability or {}).get('version')}, {len(started.tools)} tools: {', '.join(started.tools)}."
         if manifest is not None and name != manifest.get("id"):
             evidence += f" Note: serverInfo.name differs from acp.json id {manifest.get('id')!r}; hosts identify the server by the id."
         items.append(Item("package.starts", "pass", evidence, sec["package.starts"]))
@@ -159,7 +160,7 @@ async def arun_check(target: Target, *, quick: bool = False, credentials: Any = 
             items.append(Item("package.http_mode", "n/a", "no acp.json (command or URL target).", sec["package.http_mode"]))
         items.extend(await _kit_items(launch, folder, credentials=credentials, config=config, resource_id=resource_id,
                                       sample_calls=sample_calls, env=env))
-        if before is not None:
+        if before is not None and folder is not None:
             after = _snapshot(folder)
             changed = sorted(set(before.items()) ^ set(after.items()))
             paths = sorted({p for p, _ in changed})

@@ -62,6 +62,7 @@ def stdio_launch(folder: Path, manifest: dict[str, Any], *, http_args: bool = Fa
     problems = transport_problems(transport)
     if problems:
         raise ManifestError("acp.json: " + "; ".join(problems) + " (13.2).")
+    assert isinstance(transport, dict)  # transport_problems accepted it
     if transport["type"] == "http":
         headers = transport.get("headers") or {}
         auth = str(headers.get("Authorization", ""))

@@ -8,9 +8,9 @@ schemas (5.5.3) and the credential identity is hashed per connector (7.4, 10.1.5
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable
 from functools import partial
-from typing import Any
+from typing import Any, Protocol
 
 from . import schemas
 from .context import CallContext, ClientInfo, HostTable
@@ -19,7 +19,11 @@ from .dirs import cache_dir, tmp_dir
 from .effective import SessionConfig, check_limits, check_meta, check_tables, pick
 from .plugins import LoadedConnector
 
-ReadTableFn = Callable[[str, "str | None"], Awaitable[HostTable]]
+
+class ReadTableFn(Protocol):
+    """How the transport sends ``acp/read_table`` for a call (8.8)."""
+
+    def __call__(self, ref: str, call_id: str | None = None) -> Awaitable[HostTable]: ...
 
 
 def validate_credentials(info: ConnectorInfo, credentials: dict[str, Any]) -> dict[str, Any]:
@@ -60,6 +64,7 @@ def build_call_context(
         "field_limit": pick(meta, session, "field_limit", d.effective_field_limit),
     }
     check_limits(limits)
+    credentials: dict[str, Any] | None
     if meta.get("credentials") is not None:
         credentials = validate_credentials(info, meta["credentials"])
     else:

@@ -15,7 +15,7 @@ from typing import Any
 import anyio.from_thread
 
 from . import access
-from .errors import CredentialsMissing, HostTablesUnsupported
+from .errors import CredentialsMissing, HostTablesUnsupported, ResourceRequired
 
 
 @dataclass
@@ -80,7 +80,7 @@ class CallContext:
     ``analytics_acp.kit.make_ctx``. Everything is a plain constructor argument:
     ``credential_identity`` is the hashed identity that partitions caches (7.4, 10.1.5),
     ``table_reader`` is how ``read_table`` reaches the host (``acp/read_table``, 8.8).
-    Tools use the fields and the methods ``require_credentials``, ``check_access``,
+    Tools use the fields and the methods ``require_credentials``, ``require_resource_id``, ``check_access``,
     ``read_table`` / ``read_table_sync`` and the property ``state_key``.
     """
 
@@ -115,6 +115,14 @@ class CallContext:
         if not self.credentials:
             raise CredentialsMissing(credentials_missing_message(self.client))
         return self.credentials
+
+    def require_resource_id(self) -> str:
+        """The call's resource_id (set by the core before a ``needs_resource`` tool runs, 6.2), or ACP_RESOURCE_REQUIRED."""
+        if not self.resource_id:
+            raise ResourceRequired(
+                "This tool needs a resource_id. Call autocontext without arguments to list the available resources."
+            )
+        return self.resource_id
 
     @property
     def state_key(self) -> str | None:

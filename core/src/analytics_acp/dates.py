@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import re
+from typing import Any
 
 from .errors import InvalidArguments
 
@@ -72,6 +73,6 @@ def has_template(text: str) -> bool:
     return TEMPLATE_START in text or TEMPLATE_END in text
 
 
-def date_property(bound: str, description: str | None = None) -> dict:
+def date_property(bound: str, description: str | None = None) -> dict[str, Any]:
     """Schema of a start/end window argument with its x-acp-date annotation."""
     return {"type": "string", "x-acp-date": bound, "description": description or DATE_DESCRIPTION}

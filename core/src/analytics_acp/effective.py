@@ -8,6 +8,7 @@ or HTTP session). ``effective_settings`` applies the precedence
 from __future__ import annotations
 
 import copy
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -23,6 +24,7 @@ SYSTEM_KEYS = frozenset(
 # Never accepted in arguments even when a tool's schema names them, and never echoed back (5.4, 8.4).
 NEVER_ARGUMENTS = frozenset({"credentials", *LIMIT_KEYS})
 _UNSET = object()
+Validator = Callable[[dict[str, Any]], dict[str, Any]]  # credentials/config against their setup schema
 
 
 def echoable_arguments(arguments: dict[str, Any], declared: Any = ()) -> dict[str, Any]:
@@ -133,7 +135,8 @@ class SessionConfig:
     config: dict[str, Any] = field(default_factory=dict)
     default_resource_id: str | None = None
 
-    def merged(self, params: dict[str, Any], info: ConnectorInfo, validate_credentials, validate_config) -> SessionConfig:
+    def merged(self, params: dict[str, Any], info: ConnectorInfo, validate_credentials: Validator,
+               validate_config: Validator) -> SessionConfig:
         """Return a new SessionConfig with ``params`` merged in; raises before anything changes (5.1)."""
         check_limits(params)
         new = copy.deepcopy(self)

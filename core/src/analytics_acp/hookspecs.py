@@ -8,59 +8,66 @@ Implementations may accept fewer arguments than the spec; call hooks by keyword.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
 import pluggy
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .context import CallContext
+    from .declarations import BlockSpec, ConnectorInfo, CostEstimate, Resource, ResourceRef, ToolSpec
 
 hookspec = pluggy.HookspecMarker("analytics_acp")
 hookimpl = pluggy.HookimplMarker("analytics_acp")
 
 
 @hookspec(firstresult=True)
-def connector_declaration():
+def connector_declaration() -> ConnectorInfo | None:
     """Return the connector's ``ConnectorInfo`` (identity, defaults, schemas, resource_id, cost, catalog)."""
 
 
 @hookspec
-def register_tools(register, info):
+def register_tools(register: Callable[[ToolSpec], None], info: ConnectorInfo) -> None:
     """Call ``register(ToolSpec)`` once per tool the connector publishes."""
 
 
 @hookspec
-def register_blocks(register, info):
+def register_blocks(register: Callable[[BlockSpec], None], info: ConnectorInfo) -> None:
     """Call ``register(BlockSpec)`` once per autocontext block (7.1)."""
 
 
 @hookspec(firstresult=True)
-def list_resources(ctx):
+def list_resources(ctx: CallContext) -> list[Resource] | None:
     """Return every resource the credentials can see, in the source's order (6.3), as ``Resource`` items."""
 
 
 @hookspec(firstresult=True)
-def normalize_resource_id(resource_id, ctx):
+def normalize_resource_id(resource_id: str, ctx: CallContext) -> str | ResourceRef | None:
     """Return the normalized id (str) or a ``ResourceRef`` with its level; raise InvalidArguments if malformed."""
 
 
 @hookspec(firstresult=True)
-def credentials_resource(credentials, config):
+def credentials_resource(credentials: dict[str, Any] | None, config: dict[str, Any]) -> str | None:
     """Return the resource id the credentials themselves name (a database in the connection settings,
     a single file), or None; the core uses it when no default_resource_id is configured (6)."""
 
 
 @hookspec(firstresult=True)
-def estimate_cost(tool, arguments, ctx):
+def estimate_cost(tool: ToolSpec, arguments: dict[str, Any], ctx: CallContext) -> CostEstimate | float | None:
     """Return a ``CostEstimate`` (or USD float) for a paid tool call before it runs (9.2)."""
 
 
 @hookspec(firstresult=True)
-def credential_identity(credentials):
+def credential_identity(credentials: dict[str, Any] | None) -> str | None:
     """Return a stable, non-secret identity string for credentials (e.g. a client_email); the core hashes it."""
 
 
 @hookspec(firstresult=True)
-def around_tool_call(tool, arguments, ctx):
+def around_tool_call(tool: ToolSpec, arguments: dict[str, Any], ctx: CallContext) -> Any:
     """Wrap every tool call. Implement with ``@hookimpl(wrapper=True)``: ``inner = yield`` is the awaitable
     that runs the tool; return an awaitable (e.g. a coroutine that awaits ``inner``) for timing, audit, budgets."""
 
 
 @hookspec
-def connector_shutdown():
+def connector_shutdown() -> None:
     """Release what the connector holds (browsers, pools) when the server stops."""

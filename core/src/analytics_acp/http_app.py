@@ -15,6 +15,7 @@ import os
 import secrets
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -107,7 +108,7 @@ class BearerGuard:
         self.app = app
         self.expected = f"Bearer {token}".encode()
 
-    async def __call__(self, scope: dict, receive: Any, send: Any) -> None:
+    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
         if scope["type"] == "http":
             given = dict(scope.get("headers") or []).get(b"authorization", b"")
             if not hmac.compare_digest(given, self.expected):
@@ -135,11 +136,11 @@ class RequestIdGuard:
         self.app = app
         self.max_body = max_body
 
-    async def __call__(self, scope: dict, receive: Any, send: Any) -> None:
+    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
         if scope["type"] != "http" or scope.get("method") != "POST":
             await self.app(scope, receive, send)
             return
-        buffered: list[dict] = []
+        buffered: list[dict[str, Any]] = []
         size, complete = 0, False
         while size <= self.max_body:  # past the SDK's own body limit the SDK answers (413), unchecked here
             message = await receive()
@@ -176,7 +177,7 @@ class RequestIdGuard:
                 await send({"type": "http.response.body", "body": body})
                 return
 
-        async def replay() -> dict:
+        async def replay() -> dict[str, Any]:
             return buffered.pop(0) if buffered else await receive()
 
         await self.app(scope, replay, send)
@@ -197,7 +198,7 @@ def build_http_app(acp: AcpServer, *, host: str = "127.0.0.1", port: int = 7413,
             return JSONResponse({"error": "not_found", "message": "Unknown or expired table URL."}, status_code=404)
         return FileResponse(path, media_type="application/json", background=BackgroundTask(path.unlink, missing_ok=True))
 
-    def url_factory(request: Any):
+    def url_factory(request: Any) -> Callable[[Path], str]:
         base = str(request.base_url).rstrip("/") if request is not None and hasattr(request, "base_url") else fallback_base
 
         def to_url(path: Path) -> str:
@@ -206,7 +207,7 @@ def build_http_app(acp: AcpServer, *, host: str = "127.0.0.1", port: int = 7413,
         return to_url
 
     acp.file_url_factory = url_factory
-    app = acp.server.streamable_http_app(
+    app: Any = acp.server.streamable_http_app(
         streamable_http_path="/mcp",
         host=host,
         custom_starlette_routes=[Route(FILES_PATH + "/{token}", serve_file, methods=["GET"])],

@@ -25,7 +25,8 @@ def _kind(value: Any) -> str:
         return "a non-finite number" if not math.isfinite(value) else "a decimal number"
     if value is None:
         return "null"
-    return {dict: "an object", list: "an array"}.get(type(value), type(value).__name__)
+    names: dict[type, str] = {dict: "an object", list: "an array"}
+    return names.get(type(value), type(value).__name__)
 
 
 def _bad_id(message: Any) -> str | None:
@@ -104,7 +105,7 @@ class ScreenedLines:
 
     async def __anext__(self) -> str:
         while True:
-            line = await self._lines.__anext__()
+            line: str = await self._lines.__anext__()
             error = invalid_id_error(line) if self.answer is not None and line.strip() else None
             if error is None:
                 return line

@@ -24,8 +24,8 @@ def resolve_resource(loaded: LoadedConnector, value: Any, ctx: CallContext, defa
         )
     if not isinstance(rid, str):
         raise InvalidArguments("resource_id must be a string.")
-    ref = loaded.hook.normalize_resource_id(resource_id=rid, ctx=ctx)
-    if isinstance(ref, str):
-        ref = ResourceRef(id=ref)
+    normalized = loaded.hook.normalize_resource_id(resource_id=rid, ctx=ctx)
+    ref = ResourceRef(id=normalized) if isinstance(normalized, str) else normalized
+    assert isinstance(ref, ResourceRef)  # the core's fallback always answers
     ctx.resource_id, ctx.resource_level = ref.id, ref.level
     return ref

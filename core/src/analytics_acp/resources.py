@@ -25,11 +25,12 @@ class RecentStore:
         self.path = Path(directory) / self.FILE if directory else None
         self._data: dict[str, dict[str, list[float]]] = self._load()
 
-    def _load(self) -> dict:
+    def _load(self) -> dict[str, dict[str, list[float]]]:
         if self.path is None or not self.path.exists():
             return {}
         try:
-            return json.loads(self.path.read_text())
+            data: dict[str, dict[str, list[float]]] = json.loads(self.path.read_text())
+            return data
         except (OSError, ValueError):
             return {}
 

@@ -16,7 +16,9 @@ import io
 import logging
 import os
 import sys
-from typing import Any
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, cast
 
 import anyio
 import mcp_types as types
@@ -82,7 +84,8 @@ def parse_client_capability(params: Any) -> ClientInfo:
 
 def _state(ctx: Any) -> dict[str, Any]:
     # Per-connection scratch state: one dict per stdio connection or HTTP session (DESIGN.md).
-    return ctx.session._connection.state
+    state: dict[str, Any] = ctx.session._connection.state
+    return state
 
 
 class AcpServer:
@@ -91,7 +94,8 @@ class AcpServer:
     def __init__(self, loaded: LoadedConnector):
         self.loaded = loaded
         self.runtime = ConnectorRuntime(loaded)
-        self.file_url_factory = None  # set by the HTTP transport: Path -> one-time URL
+        # Set by the HTTP transport: request -> (Path -> one-time URL).
+        self.file_url_factory: Callable[[Any], Callable[[Path], str]] | None = None
         self.deferred_meta: DeferredMeta | None = None  # set by the stdio transport that writes with orjson
         info = loaded.info
         self.server: Server[Any] = Server(
@@ -101,7 +105,7 @@ class AcpServer:
             description=info.description,
             instructions=info.instructions or None,
             on_list_tools=self._list_tools,
-            on_call_tool=self._call_tool,
+            on_call_tool=cast(Any, self._call_tool),  # the SDK takes the result as a plain dict too
         )
         self.server.add_request_handler(ACP_METHOD_CONFIGURE, _OpenParams, self._configure)
         self.server.add_request_handler("server/discover", types.RequestParams, self._no_discover)
@@ -204,9 +208,10 @@ def load_host_table(ref: str, data: dict[str, Any]) -> HostTable:
             raise UpstreamError(f"The host returned table {ref!r} with an unreadable table_uri.")
         rows = read_table_uri(uri)
     else:
-        rows = data.get("table")
-        if not isinstance(rows, list):
+        inline = data.get("table")
+        if not isinstance(inline, list):
             raise UpstreamError(f"The host returned table {ref!r} without rows.")
+        rows = inline
     return HostTable(ref=ref, headers=headers, rows=rows)
 
 
@@ -237,7 +242,7 @@ async def serve_stdio(acp: AcpServer) -> None:
     private_fd, wire = _claim_stdin()
     try:
         stdin = ScreenedLines(anyio.wrap_file(io.TextIOWrapper(wire, encoding="utf-8", errors="replace")))
-        async with sdk_stdio_server(stdin=stdin) as (read, write):
+        async with sdk_stdio_server(stdin=cast(Any, stdin)) as (read, write):  # an async line iterator, as it reads
 
             async def answer(error: dict[str, Any]) -> None:
                 with contextlib.suppress(anyio.ClosedResourceError, anyio.BrokenResourceError):

@@ -65,6 +65,7 @@ def read_skills(skills_dir: Path) -> tuple[list[Skill], list[str]]:
         if own:
             problems.extend(own)
             continue
+        assert isinstance(description, str)  # checked above
         skills.append(Skill(folder.name, description.strip(), md, _icon(folder, front.get("icon"))))
     return skills, problems
 
@@ -74,7 +75,7 @@ def _icon(folder: Path, icon: Any) -> Path | None:
 
     if icon is None or icon_problem(folder, icon) is not None:
         return None
-    return (folder / icon).resolve()
+    return (folder / str(icon)).resolve()
 
 
 def skill_problems(skills_dir: Path) -> list[str]:

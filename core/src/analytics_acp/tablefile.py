@@ -34,7 +34,7 @@ import os
 import re
 import tempfile
 import uuid
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Generator, Iterable, Iterator
 from itertools import islice
 from pathlib import Path, PurePath, PurePosixPath, PureWindowsPath
 from typing import Any, BinaryIO
@@ -207,7 +207,7 @@ def iter_file_chunks(path: Path) -> Iterator[list[Any]]:
             yield chunk
 
 
-def _line_chunks(handle: BinaryIO) -> Iterator[list[Any]]:
+def _line_chunks(handle: BinaryIO) -> Generator[list[Any], None, int | None]:
     """Chunks of a file in this module's layout; returns None when done, else the rows given so far."""
     given = 0
     if handle.readline(64).strip() != b"[":
@@ -237,8 +237,10 @@ def _line_chunks(handle: BinaryIO) -> Iterator[list[Any]]:
 def _parse(data: bytes) -> list[Any] | None:
     try:
         if data.translate(_DIGITS).find(_LONG_RUN) >= 0:
-            return json.loads(data, parse_constant=_no_constant)  # exact ints beyond 64 bits
-        return orjson.loads(data)
+            rows: list[Any] = json.loads(data, parse_constant=_no_constant)  # exact ints beyond 64 bits
+        else:
+            rows = orjson.loads(data)
+        return rows
     except ValueError:
         return None
 

@@ -33,7 +33,7 @@ def resource_property(info: ConnectorInfo) -> dict[str, Any]:
     return {"type": "string", "description": info.resource_id.description}
 
 
-def autocontext_schemas(info: ConnectorInfo, blocks: dict[str, BlockSpec]) -> tuple[dict, dict]:
+def autocontext_schemas(info: ConnectorInfo, blocks: dict[str, BlockSpec]) -> tuple[dict[str, Any], dict[str, Any]]:
     """inputSchemas of autocontext (7.3, with the optional ``query`` of 6.3) and autocontext_data (7.2)."""
     ac: dict[str, Any] = {"type": "object", "properties": {}}
     data: dict[str, Any] = {"type": "object", "properties": {}}
@@ -79,7 +79,7 @@ def table_ref_arguments(tool: ToolSpec) -> list[str]:
 
 
 @lru_cache(maxsize=256)
-def _validator(schema_key: str):
+def _validator(schema_key: str) -> Any:
     import json
 
     import jsonschema

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from analytics_acp import InvalidArguments
+from analytics_acp import CallContext, InvalidArguments
 
 from . import client as bq
 from .errors import to_acp
@@ -22,11 +22,11 @@ SCHEMA_TABLES = 15
 MAX_TABLES_LISTED = 2000
 
 
-def _client(ctx: Any, ref: BqRef) -> Any:
+def _client(ctx: CallContext, ref: BqRef) -> Any:
     return bq.client_for(ctx, bq.billing_project(ctx, ref))
 
 
-def _call(ctx: Any, fn: Any, *args: Any, listing: bool = False, **kwargs: Any) -> Any:
+def _call(ctx: CallContext, fn: Any, *args: Any, listing: bool = False, **kwargs: Any) -> Any:
     """Call the client with bounded retry/timeout; ``listing`` drains the page iterator inside the error mapping."""
     try:
         result = fn(*args, retry=bq.retry(), timeout=bq.timeout(), **kwargs)
@@ -35,7 +35,7 @@ def _call(ctx: Any, fn: Any, *args: Any, listing: bool = False, **kwargs: Any) -
         raise to_acp(exc, resource=ctx.resource_id or None) from None
 
 
-def block_datasets(resource_id: str, ctx: Any) -> list[dict[str, Any]]:
+def block_datasets(resource_id: str, ctx: CallContext) -> list[dict[str, Any]]:
     """Datasets of the project with their location (project level)."""
     ref = parse(resource_id)
     client = _client(ctx, ref)
@@ -44,13 +44,13 @@ def block_datasets(resource_id: str, ctx: Any) -> list[dict[str, Any]]:
     return [{"dataset": f"{ref.project}.{d.dataset_id}", "location": d._properties.get("location")} for d in items]
 
 
-def _groups(ctx: Any, client: Any, ref: BqRef) -> list[Group]:
+def _groups(ctx: CallContext, client: Any, ref: BqRef) -> list[Group]:
     listed = _call(ctx, client.list_tables, f"{ref.project}.{ref.dataset}", max_results=MAX_TABLES_LISTED, page_size=1000,
                    listing=True)
     return group_tables([(t.table_id, t.table_type or "TABLE") for t in listed])
 
 
-def _describe(ctx: Any, client: Any, ref: BqRef, group: Group, detail: bool) -> dict[str, Any]:
+def _describe(ctx: CallContext, client: Any, ref: BqRef, group: Group, detail: bool) -> dict[str, Any]:
     full = f"{ref.project}.{ref.dataset}.{group.name}"
     entry: dict[str, Any] = {"table": full, "type": group.type}
     if group.sharded:
@@ -80,7 +80,7 @@ def _describe(ctx: Any, client: Any, ref: BqRef, group: Group, detail: bool) -> 
     return entry
 
 
-def block_tables(resource_id: str, ctx: Any) -> list[dict[str, Any]]:
+def block_tables(resource_id: str, ctx: CallContext) -> list[dict[str, Any]]:
     """Tables and views of the dataset (or the one table), shards grouped, with partitioning, size and rows."""
     ref = parse(resource_id)
     if not ref.dataset:
@@ -95,7 +95,7 @@ def block_tables(resource_id: str, ctx: Any) -> list[dict[str, Any]]:
     return [_describe(ctx, client, ref, g, i < MAX_DESCRIBED) for i, g in enumerate(groups)]
 
 
-def block_table_schemas(resource_id: str, ctx: Any) -> list[dict[str, Any]]:
+def block_table_schemas(resource_id: str, ctx: CallContext) -> list[dict[str, Any]]:
     """Columns (name, type, mode, description; RECORD fields flattened as a.b) of the table or the first 15 tables."""
     ref = parse(resource_id)
     if not ref.dataset:

@@ -16,7 +16,7 @@ import threading
 from collections import OrderedDict
 from typing import Any
 
-from analytics_acp import ResourceRequired
+from analytics_acp import CallContext, ResourceRequired
 
 from .resource_ids import BqRef, parse
 
@@ -26,12 +26,12 @@ _clients: OrderedDict[str, Any] = OrderedDict()
 _lock = threading.Lock()
 
 
-def call_ref(ctx: Any) -> BqRef | None:
+def call_ref(ctx: CallContext) -> BqRef | None:
     """The call's resource as a BqRef (None when the call has none)."""
     return parse(ctx.resource_id) if ctx.resource_id else None
 
 
-def billing_project(ctx: Any, ref: BqRef | None) -> str:
+def billing_project(ctx: CallContext, ref: BqRef | None) -> str:
     """Where jobs run: config.billing_project, else the resource's project, else the credentials' own project."""
     config = ctx.config or {}
     chosen = str(config.get("billing_project") or "").strip()
@@ -57,7 +57,7 @@ def _credentials_project(credentials: dict[str, Any]) -> str | None:
     return credentials.get("quota_project_id") or None
 
 
-def location(ctx: Any) -> str | None:
+def location(ctx: CallContext) -> str | None:
     """config.location, or None to let BigQuery use the data's own location."""
     return str((ctx.config or {}).get("location") or "").strip() or None
 
@@ -86,7 +86,7 @@ def timeout() -> float:
     return request_timeout_s()
 
 
-def client_for(ctx: Any, project: str) -> Any:
+def client_for(ctx: CallContext, project: str) -> Any:
     """A bigquery.Client for the call's credentials, endpoint and billing project (cached in memory)."""
     from analytics_acp_google.endpoint import api_endpoint
 

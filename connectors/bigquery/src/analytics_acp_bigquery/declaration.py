@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from analytics_acp import BlockSpec, ConnectorInfo, CostSpec, Defaults, ResourceIdSpec, ToolSpec
+from analytics_acp import BlockSpec, CallContext, ConnectorInfo, CostSpec, Defaults, ResourceIdSpec, ToolSpec
 from analytics_acp.constants import ACP_INPUT_ANNOTATION, ACP_INPUT_TABLE_REF
 from analytics_acp_google.schemas import api_endpoint_property, credentials_schema
 
@@ -124,19 +124,19 @@ def connector_info() -> ConnectorInfo:
 # --- thin wrappers: google-cloud-bigquery loads on the first call, not at start-up.
 
 
-def _run_execute(arguments: dict[str, Any], ctx: Any) -> Any:
+def _run_execute(arguments: dict[str, Any], ctx: CallContext) -> Any:
     from .execute import run_execute_query
 
     return run_execute_query(arguments, ctx)
 
 
-def _run_validate(arguments: dict[str, Any], ctx: Any) -> Any:
+def _run_validate(arguments: dict[str, Any], ctx: CallContext) -> Any:
     from .validate import run_validate_query
 
     return run_validate_query(arguments, ctx)
 
 
-async def _run_load(arguments: dict[str, Any], ctx: Any) -> Any:
+async def _run_load(arguments: dict[str, Any], ctx: CallContext) -> Any:
     from .load import run_load_rows
 
     return await run_load_rows(arguments, ctx)
@@ -197,7 +197,7 @@ def tool_specs() -> list[ToolSpec]:
 
 
 def _block(name: str) -> Any:
-    def fetch(resource_id: str, ctx: Any) -> Any:
+    def fetch(resource_id: str, ctx: CallContext) -> Any:
         from . import blocks
 
         return getattr(blocks, f"block_{name}")(resource_id, ctx)

@@ -11,7 +11,7 @@ import weakref
 from dataclasses import dataclass, field
 from typing import Any
 
-from analytics_acp import ReadOnlyViolation
+from analytics_acp import CallContext, ReadOnlyViolation
 
 from . import client as bq
 from .errors import reasons, to_acp
@@ -45,7 +45,7 @@ def default_dataset(ref: BqRef | None) -> str | None:
     return ref.dataset_id if ref is not None else None
 
 
-def run(ctx: Any, sql: str, ref: BqRef | None, *, keep: tuple[str, ...] = ()) -> DryRun:
+def run(ctx: CallContext, sql: str, ref: BqRef | None, *, keep: tuple[str, ...] = ()) -> DryRun:
     """Dry-run ``sql`` (jobs.insert with dryRun) in the billing project; errors become typed ACP errors,
     except those whose BigQuery reason is in ``keep`` (validate_query answers syntax errors itself)."""
     from google.cloud import bigquery
@@ -87,20 +87,20 @@ def check_read_only(dry: DryRun) -> None:
         )
 
 
-def check_tables(ctx: Any, dry: DryRun) -> None:
+def check_tables(ctx: CallContext, dry: DryRun) -> None:
     """10.6: every referenced table is checked against table_rules for a read."""
     for table in dry.referenced_tables:
         ctx.check_access(table, "read")
 
 
-def remember(ctx: Any, sql: str, dry: DryRun) -> None:
+def remember(ctx: CallContext, sql: str, dry: DryRun) -> None:
     """Keep the preflight's dry run for the same call's run (dropped with the context)."""
     key = id(ctx)
     _remembered[key] = (sql, dry)
     weakref.finalize(ctx, _remembered.pop, key, None)
 
 
-def recall(ctx: Any, sql: str) -> DryRun | None:
+def recall(ctx: CallContext, sql: str) -> DryRun | None:
     """The dry run remembered for this call and SQL, if any."""
     found = _remembered.get(id(ctx))
     return found[1] if found and found[0] == sql else None

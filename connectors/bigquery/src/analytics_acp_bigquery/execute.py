@@ -14,7 +14,7 @@ import concurrent.futures
 from collections.abc import Iterator
 from typing import Any
 
-from analytics_acp import Extraction, Header
+from analytics_acp import CallContext, Extraction, Header
 
 from . import client as bq
 from . import costs, dryrun, types_map
@@ -26,7 +26,7 @@ from .sqltext import apply_window, compact_sql, sql_dates
 PAGE_ROWS = 10_000
 
 
-def run_execute_query(arguments: dict[str, Any], ctx: Any) -> Extraction:
+def run_execute_query(arguments: dict[str, Any], ctx: CallContext) -> Extraction:
     """Run the query (after the preflight) and return a streaming Extraction."""
     from google.cloud import bigquery
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 import anyio
-from analytics_acp import Info, InvalidArguments
+from analytics_acp import CallContext, Info, InvalidArguments
 
 from . import client as bq
 from .errors import to_acp
@@ -22,7 +22,7 @@ from .types_map import BQ_TYPE_FOR
 UPLOAD_RETRIES = 2
 
 
-async def run_load_rows(arguments: dict[str, Any], ctx: Any) -> Info:
+async def run_load_rows(arguments: dict[str, Any], ctx: CallContext) -> Info:
     """Check access, read the host table, run the load job; report rows appended."""
     ctx.require_credentials()
     ref = arguments.get("table_ref")
@@ -42,7 +42,7 @@ async def run_load_rows(arguments: dict[str, Any], ctx: Any) -> Info:
                 source={"job_id": result.get("job_id"), "location": result.get("location")})
 
 
-def _load(ctx: Any, target: BqRef, host: Any, create: bool) -> dict[str, Any]:
+def _load(ctx: CallContext, target: BqRef, host: Any, create: bool) -> dict[str, Any]:
     from google.api_core.exceptions import NotFound
     from google.cloud import bigquery
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from analytics_acp import CostEstimate, InvalidArguments
+from analytics_acp import CallContext, CostEstimate, InvalidArguments
 
 from . import costs, dryrun
 from .client import call_ref
@@ -25,7 +25,7 @@ def query_of(arguments: dict[str, Any]) -> str:
     return apply_window(sql, arguments.get("start_date"), arguments.get("end_date"))[0]
 
 
-def estimate(arguments: dict[str, Any], ctx: Any) -> CostEstimate:
+def estimate(arguments: dict[str, Any], ctx: CallContext) -> CostEstimate:
     """Dry-run the query, refuse writes and disallowed tables, and price it."""
     sql = query_of(arguments)
     dry = dryrun.run(ctx, sql, call_ref(ctx))

@@ -6,9 +6,7 @@ credential identity. Datasets are listed for the first MAX_PROJECTS projects onl
 
 from __future__ import annotations
 
-from typing import Any
-
-from analytics_acp import Resource
+from analytics_acp import CallContext, Resource
 
 from . import client as bq
 from .errors import to_acp
@@ -16,7 +14,7 @@ from .errors import to_acp
 MAX_PROJECTS = 20
 
 
-def list_resources(ctx: Any) -> list[Resource]:
+def list_resources(ctx: CallContext) -> list[Resource]:
     """Projects (group: the project) and each project's datasets (description: location)."""
     ctx.require_credentials()
     seed = bq.billing_project(ctx, bq.call_ref(ctx)) if (ctx.config or {}).get("billing_project") or ctx.resource_id else None

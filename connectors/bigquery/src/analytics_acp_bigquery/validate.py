@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from analytics_acp import Info
+from analytics_acp import CallContext, Info
 
 from . import client as bq
 from . import costs, dryrun
@@ -21,7 +21,7 @@ _POSITION = re.compile(r"\[(\d+):(\d+)\]")
 SYNTAX_REASONS = ("invalidQuery", "invalid")
 
 
-def run_validate_query(arguments: dict[str, Any], ctx: Any) -> Info:
+def run_validate_query(arguments: dict[str, Any], ctx: CallContext) -> Info:
     """Dry-run the query and report statement type, read-only, bytes, cost against the limit, tables and schema."""
     sql = query_of(arguments)
     limit = float(ctx.cost_limit_usd or 0)

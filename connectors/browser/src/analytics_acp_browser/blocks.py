@@ -51,7 +51,7 @@ async def tag_setup(resource_id: str, ctx: CallContext) -> dict[str, Any]:
     outcome = await BROWSER.run(_probe, origin, settings, access)
     table = capture.build(outcome, origin + "/")
     rows = next(t.rows for t in table.tables if t.name == "tags")
-    out = tags.summary(rows)
+    out = tags.summary(list(rows))
     out["hits_on_load"] = sorted({h.get("en") for h in outcome["recorder"].hits if h.get("en")})
     out["datalayer_events_on_load"] = [p["event"] for p in outcome["recorder"].pushes if p.get("event")][:20]
     return out

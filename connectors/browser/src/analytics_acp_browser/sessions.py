@@ -19,7 +19,7 @@ import os
 import threading
 import time
 import uuid
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable, Coroutine
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
@@ -69,15 +69,15 @@ class BrowserThread:
                 self._loop = loop
             return self._loop
 
-    def submit(self, fn: Callable[..., Awaitable[T]], *args: Any) -> concurrent.futures.Future[T]:
+    def submit(self, fn: Callable[..., Coroutine[Any, Any, T]], *args: Any) -> concurrent.futures.Future[T]:
         """Schedule ``fn(*args)`` on the browser loop."""
         return asyncio.run_coroutine_threadsafe(fn(*args), self.loop())
 
-    async def run(self, fn: Callable[..., Awaitable[T]], *args: Any) -> T:
+    async def run(self, fn: Callable[..., Coroutine[Any, Any, T]], *args: Any) -> T:
         """Await ``fn(*args)`` run on the browser loop, from any other loop."""
         return await asyncio.wrap_future(self.submit(fn, *args))
 
-    def run_sync(self, fn: Callable[..., Awaitable[T]], *args: Any, timeout: float | None = None) -> T:
+    def run_sync(self, fn: Callable[..., Coroutine[Any, Any, T]], *args: Any, timeout: float | None = None) -> T:
         """Blocking variant for threads without a loop (shutdown, tests)."""
         return self.submit(fn, *args).result(timeout)
 
@@ -111,8 +111,14 @@ class Session:
 
 
 def _attach_page(session: Session, page: Any) -> None:
-    page.on("framenavigated", lambda frame: session.recorder and session.recorder.on_frame_navigated(frame, page.main_frame))
-    page.on("pageerror", lambda error: session.recorder and session.recorder.on_page_error(error))
+    page.on("framenavigated", lambda frame: _record(session, "on_frame_navigated", frame, page.main_frame))
+    page.on("pageerror", lambda error: _record(session, "on_page_error", error))
+
+
+def _record(session: Session, event: str, *args: Any) -> None:
+    """Pass a page or context event to the session's recorder while one is recording."""
+    if session.recorder:
+        getattr(session.recorder, event)(*args)
 
 
 def default_executable(playwright: Any) -> str:
@@ -201,7 +207,7 @@ class SessionPool:
 
     async def _drop_sessions(self) -> None:
         for key in list(self.sessions):
-            await self._close(self.sessions.pop(key))
+            await self._close(self.sessions.pop(key or ""))
 
     # --- sessions ---------------------------------------------------------------------------
     async def acquire(self, key: str | None, settings: Settings, access: Access, start_url: str | None,
@@ -215,11 +221,11 @@ class SessionPool:
         fingerprint = f"{settings.context_options()}|{access.fingerprint()}"
         session = self.sessions.get(key) if key else None
         if session is not None and (session.closed or session.generation != self.generation):
-            self.sessions.pop(key, None)
+            self.sessions.pop(key or "", None)
             session = None
         if session is not None and session.fingerprint != fingerprint:
             warnings.append(CHANGED_WARNING)
-            await self._close(self.sessions.pop(key))
+            await self._close(self.sessions.pop(key or ""))
             session = None
         if session is None:
             if key and key in self._evicted:
@@ -229,7 +235,7 @@ class SessionPool:
                 while len(self.sessions) >= settings.max_sessions:
                     oldest = min(self.sessions.values(), key=lambda s: s.last_used)
                     self._evicted.add(oldest.key or "")
-                    await self._close(self.sessions.pop(oldest.key))
+                    await self._close(self.sessions.pop(oldest.key or ""))
             session = await self._new_session(browser, key, fingerprint, settings, access, start_url)
             if key:
                 self.sessions[key] = session
@@ -275,11 +281,11 @@ class SessionPool:
         def main_frame() -> Any:
             return session.page.main_frame if session.page is not None else None
 
-        context.on("request", lambda r: session.recorder and session.recorder.on_request(r, main_frame()))
-        context.on("response", lambda r: session.recorder and session.recorder.on_response(r, main_frame()))
-        context.on("requestfinished", lambda r: session.recorder and session.recorder.on_finished(r))
-        context.on("requestfailed", lambda r: session.recorder and session.recorder.on_failed(r))
-        context.on("console", lambda m: session.recorder and session.recorder.on_console(m))
+        context.on("request", lambda r: _record(session, "on_request", r, main_frame()))
+        context.on("response", lambda r: _record(session, "on_response", r, main_frame()))
+        context.on("requestfinished", lambda r: _record(session, "on_finished", r))
+        context.on("requestfailed", lambda r: _record(session, "on_failed", r))
+        context.on("console", lambda m: _record(session, "on_console", m))
         return session
 
     async def release(self, session: Session) -> None:

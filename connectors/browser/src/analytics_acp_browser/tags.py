@@ -138,10 +138,10 @@ def detect(network: list[dict[str, Any]], hits: list[dict[str, Any]], pushes: li
             if not _MEASUREMENT_ID.match(tag_id):
                 continue
             prefix = tag_id.split("-")[0]
-            vendor = {"GTM": "Google Tag Manager", "G": "Google Analytics 4", "AW": "Google Ads",
+            google = {"GTM": "Google Tag Manager", "G": "Google Analytics 4", "AW": "Google Ads",
                       "DC": "Floodlight", "GT": "Google tag (gtag.js)"}[prefix]
             category = {"GTM": "tag_manager", "GT": "tag_manager", "G": "analytics"}.get(prefix, "ads")
-            add(vendor, category, tag_id, entry.get("page_index"), "global", None)
+            add(google, category, tag_id, entry.get("page_index"), "global", None)
         if entry.get("tcf_api"):
             add("IAB TCF API", "consent", None, entry.get("page_index"), "global", "window.__tcfapi")
     consent = consent_from_datalayer(pushes)

@@ -11,7 +11,7 @@ from contextlib import contextmanager
 from typing import Any
 
 import sqlalchemy as sa
-from analytics_acp import ResourceNotFound
+from analytics_acp import CallContext, ResourceNotFound
 
 from . import catalog, types_map
 from .credentials import ENGINE_TITLES
@@ -38,7 +38,7 @@ DIALECT_NOTES = {
 
 
 @contextmanager
-def _session(resource_id: str, ctx: Any, timeout_s: float = QUERY_TIMEOUT_S):
+def _session(resource_id: str, ctx: CallContext, timeout_s: float = QUERY_TIMEOUT_S):
     credentials = ctx.require_credentials()
     target = parse_target(resource_id, credentials)
     source = catalog.source_for(ctx, target)
@@ -92,7 +92,7 @@ def _label(session: Session, schema: str | None, table: str) -> str:
     return table
 
 
-def block_database_info(resource_id: str, ctx: Any) -> dict[str, Any]:
+def block_database_info(resource_id: str, ctx: CallContext) -> dict[str, Any]:
     """Engine, version, database, default schema, dialect notes, access mode."""
     with _session(resource_id, ctx) as (session, target):
         backend = session.backend
@@ -113,7 +113,7 @@ def block_database_info(resource_id: str, ctx: Any) -> dict[str, Any]:
         return out
 
 
-def block_schemas(resource_id: str, ctx: Any) -> Any:
+def block_schemas(resource_id: str, ctx: CallContext) -> Any:
     """Schemas with table counts (databases for MySQL/MariaDB)."""
     with _session(resource_id, ctx) as (session, target):
         if session.backend in ("mysql", "mariadb"):
@@ -123,14 +123,14 @@ def block_schemas(resource_id: str, ctx: Any) -> Any:
         return [{"schema": s, "tables": len(catalog.list_tables(session, s, 10_000))} for s in catalog.list_schemas(session)]
 
 
-def block_tables(resource_id: str, ctx: Any) -> dict[str, Any]:
+def block_tables(resource_id: str, ctx: CallContext) -> dict[str, Any]:
     """Tables and views with row estimates."""
     with _session(resource_id, ctx) as (session, target):
         rows: list[dict[str, Any]] = []
         if target.schema or not has_schema_level(session.backend):
             schemas = [_schema_of(session, target)]
         else:
-            schemas = catalog.list_schemas(session)
+            schemas = catalog.list_schemas(session)  # type: ignore[assignment]
         for schema in schemas:
             for t in catalog.list_tables(session, schema, MAX_LISTED_TABLES + 1):
                 entry = {"name": _label(session, schema, t["name"]), "kind": t["kind"]}
@@ -143,7 +143,7 @@ def block_tables(resource_id: str, ctx: Any) -> dict[str, Any]:
         return out
 
 
-def block_table_schemas(resource_id: str, ctx: Any) -> list[dict[str, Any]]:
+def block_table_schemas(resource_id: str, ctx: CallContext) -> list[dict[str, Any]]:
     """Columns, keys and comments of the table or of the first 15 tables."""
     with _session(resource_id, ctx) as (session, target):
         out = []
@@ -181,7 +181,7 @@ def _typed_columns(session: Session, schema: str | None, table: str) -> list[tup
     return out
 
 
-def block_date_ranges(resource_id: str, ctx: Any) -> list[dict[str, Any]]:
+def block_date_ranges(resource_id: str, ctx: CallContext) -> list[dict[str, Any]]:
     """MIN/MAX of each date/datetime column (first 15 tables at database/schema level)."""
     started = time.monotonic()
     with _session(resource_id, ctx) as (session, target):
@@ -204,7 +204,7 @@ def block_date_ranges(resource_id: str, ctx: Any) -> list[dict[str, Any]]:
         return out
 
 
-def block_frequent_values(resource_id: str, ctx: Any) -> list[dict[str, Any]]:
+def block_frequent_values(resource_id: str, ctx: CallContext) -> list[dict[str, Any]]:
     """Values of low-cardinality text columns (at most 10 distinct in a sample), with counts."""
     started = time.monotonic()
     with _session(resource_id, ctx) as (session, target):

@@ -11,7 +11,7 @@ import time
 from typing import Any
 
 import sqlalchemy as sa
-from analytics_acp import ResourceNotFound
+from analytics_acp import CallContext, ResourceNotFound
 from sqlalchemy.engine import Connection
 
 from . import credentials as creds
@@ -29,7 +29,7 @@ _COLUMN_CACHE_LOCK = threading.Lock()
 COLUMN_CACHE_S = 300
 
 
-def source_for(ctx: Any, target: Target | None) -> Source:
+def source_for(ctx: CallContext, target: Target | None) -> Source:
     """The Source of a call: credentials, config and the target's database."""
     credentials = ctx.require_credentials()
     database = target.database if target else credential_database(credentials)
@@ -114,7 +114,7 @@ def list_tables(session: Session, schema: str | None, limit: int = 500) -> list[
         )
         return [{"name": r[0], "kind": r[1], "rows_estimate": r[2]} for r in rows]
     if backend == "sqlite":
-        rows = conn.exec_driver_sql(
+        rows = conn.exec_driver_sql(  # type: ignore[assignment]
             "SELECT name, type FROM sqlite_master WHERE type IN ('table','view') AND name NOT LIKE 'sqlite_%' ORDER BY name LIMIT ?",
             (limit,),
         ).fetchall()
@@ -131,7 +131,7 @@ def list_tables(session: Session, schema: str | None, limit: int = 500) -> list[
     insp = sa.inspect(conn)
     names = [{"name": n, "kind": "table", "rows_estimate": None} for n in insp.get_table_names(schema=schema)]
     names += [{"name": n, "kind": "view", "rows_estimate": None} for n in insp.get_view_names(schema=schema)]
-    return sorted(names, key=lambda t: t["name"])[:limit]
+    return sorted(names, key=lambda t: t["name"])[:limit]  # type: ignore[arg-type, return-value]
 
 
 def table_columns(session: Session, schema: str | None, table: str) -> list[dict[str, Any]]:
@@ -216,7 +216,7 @@ def foreign_keys(session: Session, schema: str | None, table: str) -> list[dict[
                 (schema or default_schema(session), table),
             ).fetchall()
             return [{"constrained_columns": list(r[0]), "referred_schema": None, "referred_table": r[1], "referred_columns": list(r[2])} for r in rows]
-        return list(sa.inspect(session.conn).get_foreign_keys(table, schema=schema))
+        return list(sa.inspect(session.conn).get_foreign_keys(table, schema=schema))  # type: ignore[arg-type]
     except Exception:
         return []
 
@@ -274,7 +274,7 @@ def schema_for_inference(session: Session, tables: list[str], default: str | Non
     return nested
 
 
-def resolve_schema_or_table(target: Target, ctx: Any) -> Target:
+def resolve_schema_or_table(target: Target, ctx: CallContext) -> Target:
     """``<database>.<name>``: a schema if one has that name, else a table of the default schema."""
     try:
         source = source_for(ctx, target)

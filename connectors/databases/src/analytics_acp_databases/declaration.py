@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from analytics_acp import BlockSpec, ConnectorInfo, Defaults, ResourceIdSpec, ToolSpec
+from analytics_acp import BlockSpec, CallContext, ConnectorInfo, Defaults, ResourceIdSpec, ToolSpec
 from analytics_acp.constants import ACP_INPUT_ANNOTATION, ACP_INPUT_TABLE_REF
 
 VERSION = "0.1.0"
@@ -167,19 +167,19 @@ def connector_info() -> ConnectorInfo:
 # --- tool runners: thin wrappers so sqlalchemy/sqlglot load on first call, not at start-up.
 
 
-def _run_execute(arguments: dict[str, Any], ctx: Any) -> Any:
+def _run_execute(arguments: dict[str, Any], ctx: CallContext) -> Any:
     from .execute import run_execute_sql
 
     return run_execute_sql(arguments, ctx)
 
 
-def _run_validate(arguments: dict[str, Any], ctx: Any) -> Any:
+def _run_validate(arguments: dict[str, Any], ctx: CallContext) -> Any:
     from .validate import run_validate_sql
 
     return run_validate_sql(arguments, ctx)
 
 
-async def _run_insert(arguments: dict[str, Any], ctx: Any) -> Any:
+async def _run_insert(arguments: dict[str, Any], ctx: CallContext) -> Any:
     from .insert import run_insert_rows
 
     return await run_insert_rows(arguments, ctx)
@@ -255,7 +255,7 @@ def tool_specs() -> list[ToolSpec]:
 
 
 def _block(name: str):
-    def fetch(resource_id: str, ctx: Any) -> Any:
+    def fetch(resource_id: str, ctx: CallContext) -> Any:
         from . import blocks
 
         return getattr(blocks, f"block_{name}")(resource_id, ctx)

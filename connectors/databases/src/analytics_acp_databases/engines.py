@@ -169,7 +169,7 @@ def _create_engine(source: Source, read_only: bool) -> Engine:
         connect_args["application_name"] = "analytics-acp-databases"
         if read_only:
             extra = url.query.get("options") if isinstance(url, URL) else None
-            connect_args["options"] = " ".join(p for p in (extra, "-c default_transaction_read_only=on") if p)
+            connect_args["options"] = " ".join(p for p in (extra, "-c default_transaction_read_only=on") if p)  # type: ignore[misc]
             engine = sa.create_engine(url, connect_args=connect_args, pool_size=2, max_overflow=6, pool_pre_ping=True, pool_recycle=1800)
             event.listen(engine, "do_execute_no_params", _pg_one_statement)
             return engine
@@ -298,7 +298,7 @@ def _apply_read_fence(conn: Connection, timeout: float, schema: str | None) -> t
     raw = conn.connection.dbapi_connection
     if name == "sqlite":
         deadline = time.monotonic() + timeout
-        raw.set_progress_handler(lambda: 1 if time.monotonic() > deadline else 0, 10_000)
+        raw.set_progress_handler(lambda: 1 if time.monotonic() > deadline else 0, 10_000)  # type: ignore[union-attr]
         return None
     if name == "duckdb":
         if schema:

@@ -12,7 +12,7 @@ import weakref
 from collections.abc import Iterator
 from typing import Any
 
-from analytics_acp import Extraction, Header, InvalidArguments
+from analytics_acp import CallContext, Extraction, Header, InvalidArguments
 from analytics_acp.dates import has_template
 from sqlalchemy.exc import DBAPIError
 from sqlglot import exp
@@ -28,7 +28,7 @@ BATCH_ROWS = 2000
 SQL_IN_DESCRIPTION = 500
 
 
-def call_target(ctx: Any) -> Target:
+def call_target(ctx: CallContext) -> Target:
     """The call's Target: the effective resource_id, else the credentials' own database."""
     credentials = ctx.require_credentials()
     if ctx.resource_id:
@@ -41,12 +41,12 @@ def call_target(ctx: Any) -> Target:
     return Target(database=database)
 
 
-def effective_schema(target: Target, ctx: Any) -> str | None:
+def effective_schema(target: Target, ctx: CallContext) -> str | None:
     """Schema for unqualified names: the resource's schema, else config.default_schema."""
     return target.schema or (ctx.config or {}).get("default_schema") or None
 
 
-def run_execute_sql(arguments: dict[str, Any], ctx: Any) -> Extraction:
+def run_execute_sql(arguments: dict[str, Any], ctx: CallContext) -> Extraction:
     """Run one read-only query and return its rows as a streaming Extraction."""
     sql = arguments.get("sql")
     limit = arguments.get("limit")
@@ -59,7 +59,7 @@ def run_execute_sql(arguments: dict[str, Any], ctx: Any) -> Extraction:
         )
     target = call_target(ctx)
     source = catalog.source_for(ctx, target)
-    checked = check_sql(sql, sqlglot_dialect(source.backend))
+    checked = check_sql(sql, sqlglot_dialect(source.backend))  # type: ignore[arg-type]
     session = _open(source, effective_schema(target, ctx), ctx)
     warnings: list[str] = []
     try:
@@ -113,17 +113,17 @@ def result_headers(backend: str, columns: list[str], kinds: list[str | None], ro
             {"name": c, "type": "infer", **({"hint": k} if k else {}), **({"role": r} if r else {})}
             for c, k, r in zip(columns, kinds, roles, strict=True)
         ]
-    return [Header(name=c, type=k, role=r) for c, k, r in zip(columns, kinds, roles, strict=True) if k is not None]
+    return [Header(name=c, type=k, role=r) for c, k, r in zip(columns, kinds, roles, strict=True) if k is not None]  # type: ignore[arg-type]
 
 
-def _open(source: Any, schema: str | None, ctx: Any) -> Session:
+def _open(source: Any, schema: str | None, ctx: CallContext) -> Session:
     try:
         return open_read(source, schema)
     except DBAPIError as exc:
         raise map_error(exc, source.credentials, ctx.resource_id, source.timeout_s) from None
 
 
-def stream_rows(session: Session, result: Any, kinds: list, converters: list, limit: int | None, warnings: list[str], ctx: Any) -> Iterator[tuple]:
+def stream_rows(session: Session, result: Any, kinds: list, converters: list, limit: int | None, warnings: list[str], ctx: CallContext) -> Iterator[tuple]:
     """Yield converted tuples batch by batch from the cursor; always releases the connection."""
     credentials = session.source.credentials
     count = 0

@@ -14,7 +14,7 @@ from typing import Any
 
 import anyio
 import sqlalchemy as sa
-from analytics_acp import Info, InvalidArguments
+from analytics_acp import CallContext, Info, InvalidArguments
 from sqlalchemy.exc import DBAPIError
 
 from . import catalog
@@ -41,7 +41,7 @@ def resolve_table(table: str, base: Target, credentials: dict[str, Any], backend
     return full
 
 
-async def run_insert_rows(arguments: dict[str, Any], ctx: Any) -> Info:
+async def run_insert_rows(arguments: dict[str, Any], ctx: CallContext) -> Info:
     """Check access, read the host table, write it in one transaction; report rows written."""
     credentials = ctx.require_credentials()
     mode = arguments.get("mode") or "append"
@@ -103,17 +103,17 @@ def _write_in(conn: sa.Connection, source: Source, target: Target, host: Any, cr
     schema = target.schema if has_schema_level(source.backend) else None
     table_id = target.id(source.backend)
     created = False
-    if not _has_table(conn, source, schema, target.table):
+    if not _has_table(conn, source, schema, target.table):  # type: ignore[arg-type]
         if not create:
             raise InvalidArguments(
                 f"Table {table_id} does not exist. Set create_if_missing: true to create it from the dataset's columns, "
                 f"or call autocontext for {target.database} to see the tables."
             )
         columns = [sa.Column(name, _sa_type(host.header_type(name), conn.dialect.name)) for name in host.columns]
-        table = sa.Table(target.table, sa.MetaData(), *columns, schema=schema)
+        table = sa.Table(target.table, sa.MetaData(), *columns, schema=schema)  # type: ignore[arg-type]
         created = True  # created below, after every value converted
     else:
-        table = _existing_table(conn, source, schema, target.table)
+        table = _existing_table(conn, source, schema, target.table)  # type: ignore[arg-type]
         unknown = [c for c in host.columns if c not in table.c]
         if unknown:
             raise InvalidArguments(

@@ -228,7 +228,7 @@ def check_sql(sql: str, dialect: str | None) -> CheckedQuery:
     except ParseError as exc:
         raise _classify_unparsed(tokens, exc) from None
     if len(trees) != 1 or len(_statements(tokens)) != 1:
-        kinds = ", ".join(statement_type(t) for t in trees)
+        kinds = ", ".join(statement_type(t) for t in trees)  # type: ignore[arg-type]
         raise _violation("Multiple", f"Send exactly one statement (got {len(trees)}: {kinds}).")
     tree = trees[0]
     body = _statement_text(sql, tokens)
@@ -236,7 +236,7 @@ def check_sql(sql: str, dialect: str | None) -> CheckedQuery:
         inner = _explain_inner(body, dialect)
         return CheckedQuery(sql=body, statement_type="EXPLAIN", tree=None, explain=True, tables=referenced_tables(inner), inner=inner)
     if not isinstance(tree, _QUERY_ROOTS):
-        raise _not_a_query(tree, tokens)
+        raise _not_a_query(tree, tokens)  # type: ignore[arg-type]
     _check_tree(tree)
     return CheckedQuery(sql=body, statement_type=statement_type(tree), tree=tree, tables=referenced_tables(tree))
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 import sqlalchemy as sa
-from analytics_acp import Resource, ResourceRef
+from analytics_acp import CallContext, Resource, ResourceRef
 
 from . import catalog
 from .credentials import ENGINE_TITLES
@@ -27,7 +27,7 @@ def _rows(estimate: Any) -> str:
     return f", ~{int(estimate):,} rows" if estimate is not None and int(estimate) >= 0 else ""
 
 
-def list_resources(ctx: Any) -> list[Resource]:
+def list_resources(ctx: CallContext) -> list[Resource]:
     """Every database/schema/table id (capped at 2000) with a name, group and short description."""
     credentials = ctx.require_credentials()
     source = Source(credentials=credentials, config=dict(ctx.config or {}), database=credential_database(credentials))
@@ -82,7 +82,7 @@ def _current_database(session: Any) -> str:
         return ""
 
 
-def normalize(resource_id: str, ctx: Any) -> ResourceRef:
+def normalize(resource_id: str, ctx: CallContext) -> ResourceRef:
     """The normalize_resource_id hook: canonical text plus level."""
     credentials = getattr(ctx, "credentials", None)
     backend = backend_of(credentials)

@@ -153,7 +153,7 @@ def _iso_date(v: Any) -> Any:
 
 def _number(v: Any) -> Any:
     if isinstance(v, decimal.Decimal):
-        return int(v) if v == v.to_integral_value() and abs(v) < 2**53 and v.as_tuple().exponent >= 0 else float(v)
+        return int(v) if v == v.to_integral_value() and abs(v) < 2**53 and v.as_tuple().exponent >= 0 else float(v)  # type: ignore[operator]
     return _generic(v)
 
 

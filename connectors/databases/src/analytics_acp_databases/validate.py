@@ -8,7 +8,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from analytics_acp import AcpError, CredentialsInvalid, Info, InvalidArguments, ReadOnlyViolation, ResourceNotFound
+from analytics_acp import (
+    AcpError,
+    CallContext,
+    CredentialsInvalid,
+    Info,
+    InvalidArguments,
+    ReadOnlyViolation,
+    ResourceNotFound,
+)
 from analytics_acp.dates import has_template, substitute_template
 from sqlalchemy.exc import DBAPIError
 
@@ -22,7 +30,7 @@ from .sqlerrors import map_error
 PLACEHOLDER_DAY = "2000-01-01"
 
 
-def run_validate_sql(arguments: dict[str, Any], ctx: Any) -> Info:
+def run_validate_sql(arguments: dict[str, Any], ctx: CallContext) -> Info:
     """Check the query; a rejected or failing query is reported in the result, not raised."""
     sql = arguments.get("sql")
     if not isinstance(sql, str) or not sql.strip():

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from analytics_acp import Extraction, Header, InvalidArguments
+from analytics_acp import CallContext, Extraction, Header, InvalidArguments
 
 from .report import fetch_report, source
 from .request import date_range, names_argument, window
@@ -18,9 +18,9 @@ MODELS = [("first_user", "firstUserDefaultChannelGroup"), ("session", "sessionDe
           ("attributed", "defaultChannelGroup")]
 
 
-def compare_conversion_models(arguments: dict[str, Any], ctx: Any) -> Extraction:
+def compare_conversion_models(arguments: dict[str, Any], ctx: CallContext) -> Extraction:
     """The compare_conversion_models tool."""
-    property_id = ctx.resource_id
+    property_id = ctx.require_resource_id()
     events = names_argument(arguments, "key_events")
     for e in events:
         if ":" in e or not e.strip():

@@ -8,6 +8,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from analytics_acp import CallContext
+
 from .clients import call, client
 from .request import date_range
 
@@ -20,7 +22,7 @@ def _name(enum_value: Any) -> str | None:
     return None if name is None or name.endswith("_UNSPECIFIED") else name
 
 
-def property_settings(pid: str, ctx: Any) -> dict[str, Any]:
+def property_settings(pid: str, ctx: CallContext) -> dict[str, Any]:
     """Name, time zone, currency, industry, attribution model, lookback windows, data retention."""
     from google.analytics.admin_v1alpha import GetAttributionSettingsRequest
     from google.analytics.admin_v1beta import GetDataRetentionSettingsRequest, GetPropertyRequest
@@ -49,7 +51,7 @@ def property_settings(pid: str, ctx: Any) -> dict[str, Any]:
     return out
 
 
-def key_events(pid: str, ctx: Any) -> list[dict[str, Any]]:
+def key_events(pid: str, ctx: CallContext) -> list[dict[str, Any]]:
     """[{event_name, counting_method, metric: keyEvents:<event>}] (15.1 step 5)."""
     from google.analytics.admin_v1beta import ListKeyEventsRequest
 
@@ -59,7 +61,7 @@ def key_events(pid: str, ctx: Any) -> list[dict[str, Any]]:
             for k in pager]
 
 
-def custom_dimensions(pid: str, ctx: Any) -> list[dict[str, Any]]:
+def custom_dimensions(pid: str, ctx: CallContext) -> list[dict[str, Any]]:
     """[{api_name, display_name, scope, description?}]."""
     from google.analytics.admin_v1beta import ListCustomDimensionsRequest
 
@@ -76,7 +78,7 @@ def custom_dimensions(pid: str, ctx: Any) -> list[dict[str, Any]]:
     return out
 
 
-def custom_metrics(pid: str, ctx: Any) -> list[dict[str, Any]]:
+def custom_metrics(pid: str, ctx: CallContext) -> list[dict[str, Any]]:
     """[{api_name, display_name, unit, scope, description?}]."""
     from google.analytics.admin_v1beta import ListCustomMetricsRequest
 
@@ -92,7 +94,7 @@ def custom_metrics(pid: str, ctx: Any) -> list[dict[str, Any]]:
     return out
 
 
-def calculated_metrics(pid: str, ctx: Any) -> list[dict[str, Any]]:
+def calculated_metrics(pid: str, ctx: CallContext) -> list[dict[str, Any]]:
     """[{api_name: calcMetric:<id>, display_name, formula, unit, description?}]."""
     from google.analytics.admin_v1alpha import ListCalculatedMetricsRequest
 
@@ -108,7 +110,7 @@ def calculated_metrics(pid: str, ctx: Any) -> list[dict[str, Any]]:
     return out
 
 
-def channel_groups(pid: str, ctx: Any) -> list[dict[str, Any]]:
+def channel_groups(pid: str, ctx: CallContext) -> list[dict[str, Any]]:
     """[{name, display_name, description, system_defined, primary}]."""
     from google.analytics.admin_v1alpha import ListChannelGroupsRequest
 
@@ -120,7 +122,7 @@ def channel_groups(pid: str, ctx: Any) -> list[dict[str, Any]]:
 
 def _traffic(dimension: str, metrics: list[str], top: int | None = None, order_metric: str | None = None
              ) -> Callable[[str, Any], list[dict[str, Any]]]:
-    def fetch(pid: str, ctx: Any) -> list[dict[str, Any]]:
+    def fetch(pid: str, ctx: CallContext) -> list[dict[str, Any]]:
         from google.analytics.data_v1beta import OrderBy
 
         from .report import fetch_report
@@ -138,7 +140,7 @@ def _traffic(dimension: str, metrics: list[str], top: int | None = None, order_m
     return fetch
 
 
-def content_groups(pid: str, ctx: Any) -> list[dict[str, Any]]:
+def content_groups(pid: str, ctx: CallContext) -> list[dict[str, Any]]:
     """Sessions by content group; [] when the property does not set content groups."""
     rows = _traffic("contentGroup", ["sessions"])(pid, ctx)
     return [r for r in rows if r.get("contentGroup") not in ("(not set)", "", None)]
@@ -160,6 +162,6 @@ FETCHERS: dict[str, Callable[[str, Any], Any]] = {
 }
 
 
-def fetch_block(block_id: str, resource_id: str, ctx: Any) -> Any:
+def fetch_block(block_id: str, resource_id: str, ctx: CallContext) -> Any:
     """The data of one block for a property."""
     return FETCHERS[block_id](resource_id, ctx)

@@ -14,7 +14,7 @@ from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-from analytics_acp import AcpError
+from analytics_acp import AcpError, CallContext
 from analytics_acp_google.credentials import build_credentials
 from analytics_acp_google.endpoint import api_endpoint
 from analytics_acp_google.errors import to_acp_error
@@ -49,13 +49,13 @@ def _factory(kind: str) -> Callable[..., Any]:
     raise ValueError(kind)
 
 
-def credentials_key(ctx: Any) -> str:
+def credentials_key(ctx: CallContext) -> str:
     """A hash of (credentials, api_endpoint): what separates clients and in-memory caches of accounts."""
     canonical = json.dumps([ctx.credentials, api_endpoint(ctx.config)], sort_keys=True, default=str)
     return hashlib.sha256(canonical.encode()).hexdigest()
 
 
-def client(ctx: Any, kind: str = "data") -> Any:
+def client(ctx: CallContext, kind: str = "data") -> Any:
     """The ``kind`` client (data, data_alpha, admin, admin_alpha) for this call's credentials and api_endpoint."""
     credentials = ctx.require_credentials()
     key = (credentials_key(ctx), kind)
@@ -83,7 +83,7 @@ class BadRequest(Exception):
         self.exc = exc
 
 
-def call(fn: Callable[..., T], request: Any, *, resource: str | None = None, ctx: Any = None, raw_400: bool = False) -> T:
+def call(fn: Callable[..., T], request: Any, *, resource: str | None = None, ctx: CallContext | None = None, raw_400: bool = False) -> T:
     """Call a client method with the bounded retry and timeout policy; failures become typed ACP errors.
 
     A 403/404 on a property names the properties the credentials can see (12.1). With ``raw_400`` a 400
@@ -105,7 +105,7 @@ def _status(exc: BaseException) -> int | None:
     return code if isinstance(code, int) else None
 
 
-def _visible_properties(ctx: Any) -> str:
+def _visible_properties(ctx: CallContext) -> str:
     """'Store (987654321, account Client X), …' for the error message; never raises."""
     try:
         from .resources import account_properties

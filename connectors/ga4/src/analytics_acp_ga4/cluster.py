@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from analytics_acp import Extraction, Header, InvalidArguments
+from analytics_acp import CallContext, Extraction, Header, InvalidArguments
 
 from . import names
 from .report import describe, fetch_report, source
@@ -35,9 +35,9 @@ def _cluster_filter(dimension: str, regexes: list[str], index: int | None, case:
     return parts[0] if len(parts) == 1 else FilterExpression(and_group=FilterExpressionList(expressions=parts))
 
 
-def run_report_by_regex_cluster(arguments: dict[str, Any], ctx: Any) -> Extraction:
+def run_report_by_regex_cluster(arguments: dict[str, Any], ctx: CallContext) -> Extraction:
     """The run_report_by_regex_cluster tool."""
-    property_id = ctx.resource_id
+    property_id = ctx.require_resource_id()
     warnings: list[str] = []
     dimension = arguments.get("dimension")
     if not isinstance(dimension, str) or not dimension.strip():

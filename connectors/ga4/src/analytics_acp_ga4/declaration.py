@@ -9,7 +9,16 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from analytics_acp import BlockSpec, ConnectorInfo, CostSpec, Defaults, ResourceIdSpec, ToolSpec, date_property
+from analytics_acp import (
+    BlockSpec,
+    CallContext,
+    ConnectorInfo,
+    CostSpec,
+    Defaults,
+    ResourceIdSpec,
+    ToolSpec,
+    date_property,
+)
 from analytics_acp_google.schemas import api_endpoint_property, credentials_schema
 
 VERSION = "0.1.0"
@@ -198,43 +207,43 @@ def connector_info() -> ConnectorInfo:
 # --- runners: thin wrappers so the Google clients load on first call, not at start-up.
 
 
-def _run_report(arguments: dict[str, Any], ctx: Any) -> Any:
+def _run_report(arguments: dict[str, Any], ctx: CallContext) -> Any:
     from .report import run_report
 
     return run_report(arguments, ctx)
 
 
-def _run_cluster(arguments: dict[str, Any], ctx: Any) -> Any:
+def _run_cluster(arguments: dict[str, Any], ctx: CallContext) -> Any:
     from .cluster import run_report_by_regex_cluster
 
     return run_report_by_regex_cluster(arguments, ctx)
 
 
-def _run_conversion(arguments: dict[str, Any], ctx: Any) -> Any:
+def _run_conversion(arguments: dict[str, Any], ctx: CallContext) -> Any:
     from .attribution import compare_conversion_models
 
     return compare_conversion_models(arguments, ctx)
 
 
-def _run_realtime(arguments: dict[str, Any], ctx: Any) -> Any:
+def _run_realtime(arguments: dict[str, Any], ctx: CallContext) -> Any:
     from .realtime import run_realtime_report
 
     return run_realtime_report(arguments, ctx)
 
 
-def _run_funnel(arguments: dict[str, Any], ctx: Any) -> Any:
+def _run_funnel(arguments: dict[str, Any], ctx: CallContext) -> Any:
     from .funnel import run_funnel_report
 
     return run_funnel_report(arguments, ctx)
 
 
-def _run_compatibility(arguments: dict[str, Any], ctx: Any) -> Any:
+def _run_compatibility(arguments: dict[str, Any], ctx: CallContext) -> Any:
     from .info_tools import check_compatibility
 
     return check_compatibility(arguments, ctx)
 
 
-def _run_metadata(arguments: dict[str, Any], ctx: Any) -> Any:
+def _run_metadata(arguments: dict[str, Any], ctx: CallContext) -> Any:
     from .info_tools import get_metadata
 
     return get_metadata(arguments, ctx)
@@ -296,7 +305,7 @@ BLOCKS: list[tuple[str, str, int]] = [
 
 
 def _block_fetch(block_id: str) -> Any:
-    def fetch(resource_id: str, ctx: Any) -> Any:
+    def fetch(resource_id: str, ctx: CallContext) -> Any:
         from .blocks import fetch_block
 
         return fetch_block(block_id, resource_id, ctx)

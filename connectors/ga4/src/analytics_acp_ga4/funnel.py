@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from analytics_acp import Extraction, Header, InvalidArguments
+from analytics_acp import CallContext, Extraction, Header, InvalidArguments
 
 from .clients import call, client, message_to_dict
 from .request import check_regex, window
@@ -43,7 +43,7 @@ def _step(item: Any, i: int) -> Any:
                       filter_expression=expr)
 
 
-def run_funnel_report(arguments: dict[str, Any], ctx: Any) -> Extraction:
+def run_funnel_report(arguments: dict[str, Any], ctx: CallContext) -> Extraction:
     """The run_funnel_report tool."""
     from google.analytics.data_v1alpha import DateRange, Funnel, RunFunnelReportRequest
 
@@ -63,7 +63,7 @@ def run_funnel_report(arguments: dict[str, Any], ctx: Any) -> Extraction:
     metric_names = [h.name for h in table.metric_headers]
     for h in table.metric_headers:
         kind = "integer" if h.type_.name == "TYPE_INTEGER" else "number"
-        headers.append(Header(COLUMNS.get(h.name, h.name), kind, "metric", f"GA4 {h.name}" + (" (0-1)" if "Rate" in h.name else "")))
+        headers.append(Header(COLUMNS.get(h.name, h.name), kind, "metric", f"GA4 {h.name}" + (" (0-1)" if "Rate" in h.name else "")))  # type: ignore[arg-type]
     conv = [converter(h) for h in headers[1:]]
     n_dims = len(table.dimension_headers)
     rows = []

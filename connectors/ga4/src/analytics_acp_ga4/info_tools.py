@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from analytics_acp import Info, InvalidArguments
+from analytics_acp import CallContext, Info, InvalidArguments
 
 from . import names
 from .report import incompatible_fields
@@ -13,18 +13,18 @@ from .request import names_argument
 MAX_RESULTS = 60
 
 
-def check_compatibility(arguments: dict[str, Any], ctx: Any) -> Info:
+def check_compatibility(arguments: dict[str, Any], ctx: CallContext) -> Info:
     """Which of the given fields can be requested together (checkCompatibility), after alias mapping and name checks."""
     warnings: list[str] = []
     metrics = names.apply_aliases(names_argument(arguments, "metrics"), "metric", warnings)
     dimensions = names.apply_aliases(names_argument(arguments, "dimensions"), "dimension", warnings)
     if not metrics and not dimensions:
         raise InvalidArguments("Give 'metrics' and/or 'dimensions' to check.")
-    meta = names.metadata(ctx, ctx.resource_id)
+    meta = names.metadata(ctx, ctx.require_resource_id())
     unknown = names.unknown_names_error(metrics, dimensions, meta)
     if unknown is not None:
         raise unknown
-    clash = incompatible_fields(ctx, ctx.resource_id, metrics, dimensions)
+    clash = incompatible_fields(ctx, ctx.require_resource_id(), metrics, dimensions)
     data = {"compatible": not clash, "incompatible": clash,
             "compatible_fields": [n for n in [*dimensions, *metrics] if n not in clash],
             "metrics": metrics, "dimensions": dimensions}
@@ -32,14 +32,14 @@ def check_compatibility(arguments: dict[str, Any], ctx: Any) -> Info:
                 source={"property": f"properties/{ctx.resource_id}", "api": "analyticsdata.v1beta.checkCompatibility"})
 
 
-def get_metadata(arguments: dict[str, Any], ctx: Any) -> Info:
+def get_metadata(arguments: dict[str, Any], ctx: CallContext) -> Info:
     """Dimensions and metrics of the property (custom included), filtered by ``query`` over names and descriptions."""
     query = str(arguments.get("query") or "").strip().lower()
     kind = str(arguments.get("kind") or "all")
     if kind not in ("all", "dimensions", "metrics"):
         raise InvalidArguments("'kind' must be all, dimensions or metrics.")
     custom_only = bool(arguments.get("custom_only", False))
-    meta = names.metadata(ctx, ctx.resource_id)
+    meta = names.metadata(ctx, ctx.require_resource_id())
     words = query.split()
 
     def pick(table: dict[str, Any], with_type: bool) -> list[dict[str, Any]]:

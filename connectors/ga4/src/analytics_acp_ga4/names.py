@@ -12,7 +12,7 @@ import threading
 import time
 from typing import Any
 
-from analytics_acp import InvalidArguments
+from analytics_acp import CallContext, InvalidArguments
 
 METRIC_ALIASES = {
     "purchases": "ecommercePurchases", "transactions": "transactions", "users": "totalUsers", "user": "totalUsers",
@@ -60,7 +60,7 @@ def apply_aliases(names: list[str], kind: str, warnings: list[str]) -> list[str]
     return out
 
 
-def metadata(ctx: Any, property_id: str) -> dict[str, Any]:
+def metadata(ctx: CallContext, property_id: str) -> dict[str, Any]:
     """{"dimensions": {apiName: {...}}, "metrics": {apiName: {...}}} of the property (custom ones included), cached 10 min."""
     from .clients import credentials_key
 

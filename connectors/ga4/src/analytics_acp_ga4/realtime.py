@@ -5,7 +5,7 @@ from __future__ import annotations
 import datetime as dt
 from typing import Any
 
-from analytics_acp import Extraction, InvalidArguments
+from analytics_acp import CallContext, Extraction, InvalidArguments
 
 from . import names
 from .clients import BadRequest, call, client, message_to_dict
@@ -21,11 +21,11 @@ def _minutes(arguments: dict[str, Any], key: str, default: int) -> int:
     return value
 
 
-def run_realtime_report(arguments: dict[str, Any], ctx: Any) -> Extraction:
+def run_realtime_report(arguments: dict[str, Any], ctx: CallContext) -> Extraction:
     """The run_realtime_report tool."""
     from google.analytics.data_v1beta import Dimension, Metric, MetricAggregation, MinuteRange, RunRealtimeReportRequest
 
-    property_id = ctx.resource_id
+    property_id = ctx.require_resource_id()
     warnings: list[str] = []
     metrics = names.apply_aliases(names_argument(arguments, "metrics", required=True), "metric", warnings)
     dimensions = names.apply_aliases(names_argument(arguments, "dimensions"), "dimension", warnings)

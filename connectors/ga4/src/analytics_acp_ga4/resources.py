@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from analytics_acp import Resource, ResourceNotFound
+from analytics_acp import CallContext, Resource, ResourceNotFound
 
 # GA4 UI URLs carry the property as p<id>, alone (#/p123/...) or after the account (#/a1001p123/...).
 _URL_PROPERTY = re.compile(r"(?:^|[/#?&=]|a\d+)p(\d{4,})(?=\b|/|$)")
@@ -40,7 +40,7 @@ def normalize(resource_id: str) -> str:
                            "resource_id to list the properties these credentials can see.")
 
 
-def account_properties(ctx: Any) -> list[dict[str, Any]]:
+def account_properties(ctx: CallContext) -> list[dict[str, Any]]:
     """Every property of every account summary: {id, name, account, property_type, parent}."""
     from google.analytics.admin_v1beta import ListAccountSummariesRequest
 
@@ -58,7 +58,7 @@ def account_properties(ctx: Any) -> list[dict[str, Any]]:
     return out
 
 
-def list_resources(ctx: Any) -> list[Resource]:
+def list_resources(ctx: CallContext) -> list[Resource]:
     """Suggestions: name = property display name, group = account display name (6.3)."""
     from analytics_acp_google.errors import to_acp_error
 

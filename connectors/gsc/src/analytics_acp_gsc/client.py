@@ -20,7 +20,7 @@ from collections.abc import Callable
 from typing import Any
 from urllib.parse import urlsplit
 
-from analytics_acp import AcpError, InvalidArguments, ResourceNotFound
+from analytics_acp import AcpError, CallContext, InvalidArguments, ResourceNotFound
 
 from .resource_ids import describe_alternatives
 
@@ -98,7 +98,7 @@ def _retryable(exc: BaseException) -> bool:
 class Client:
     """Search Console calls for one tool call (or one block fetch), with the call's credentials."""
 
-    def __init__(self, ctx: Any):
+    def __init__(self, ctx: CallContext):
         from analytics_acp_google.endpoint import api_endpoint
 
         self.ctx = ctx

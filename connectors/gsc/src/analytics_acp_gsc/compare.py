@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from analytics_acp import Extraction, Header, InvalidArguments
+from analytics_acp import CallContext, Extraction, Header, InvalidArguments
 
 from . import dates
 from .client import Client
@@ -68,9 +68,9 @@ def join(current: list[dict[str, Any]], previous: list[dict[str, Any]], n_dims: 
     return out
 
 
-def run_compare_periods(args: dict[str, Any], ctx: Any) -> Extraction:
+def run_compare_periods(args: dict[str, Any], ctx: CallContext) -> Extraction:
     """The compare_periods tool."""
-    site = ctx.resource_id
+    site = ctx.require_resource_id()
     q = parse_query(args, allow_time=False)
     cap = row_cap(args)
     client = Client(ctx)

@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from analytics_acp import BlockSpec, ConnectorInfo, Defaults, ResourceIdSpec, ToolSpec, date_property
+from analytics_acp import BlockSpec, CallContext, ConnectorInfo, Defaults, ResourceIdSpec, ToolSpec, date_property
 from analytics_acp.constants import ACP_INPUT_ANNOTATION, ACP_INPUT_TABLE_REF
 
 from .resource_ids import FORMAT
@@ -120,25 +120,25 @@ def connector_info() -> ConnectorInfo:
 # --- tool runners: thin wrappers so googleapiclient loads on the first call, not at start-up.
 
 
-def _run_search(arguments: dict[str, Any], ctx: Any) -> Any:
+def _run_search(arguments: dict[str, Any], ctx: CallContext) -> Any:
     from .search_analytics import run_search_analytics
 
     return run_search_analytics(arguments, ctx)
 
 
-def _run_compare(arguments: dict[str, Any], ctx: Any) -> Any:
+def _run_compare(arguments: dict[str, Any], ctx: CallContext) -> Any:
     from .compare import run_compare_periods
 
     return run_compare_periods(arguments, ctx)
 
 
-def _run_inspect(arguments: dict[str, Any], ctx: Any) -> Any:
+def _run_inspect(arguments: dict[str, Any], ctx: CallContext) -> Any:
     from .inspection import run_inspect_urls
 
     return run_inspect_urls(arguments, ctx)
 
 
-def _run_sitemaps(arguments: dict[str, Any], ctx: Any) -> Any:
+def _run_sitemaps(arguments: dict[str, Any], ctx: CallContext) -> Any:
     from .sitemaps import run_sitemaps
 
     return run_sitemaps(arguments, ctx)
@@ -218,7 +218,7 @@ def tool_specs() -> list[ToolSpec]:
 
 
 def _block(name: str):
-    def fetch(resource_id: str, ctx: Any) -> Any:
+    def fetch(resource_id: str, ctx: CallContext) -> Any:
         from . import blocks
 
         return getattr(blocks, f"block_{name}")(resource_id, ctx)

@@ -13,7 +13,7 @@ import threading
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
-from analytics_acp import Extraction, Header, InvalidArguments
+from analytics_acp import CallContext, Extraction, Header, InvalidArguments
 
 from .budget import DAILY_LIMIT, MINUTE_LIMIT, Ledger
 from .client import Client
@@ -64,7 +64,7 @@ def to_row(url: str, result: dict[str, Any] | None, error: str | None = None) ->
     )
 
 
-def urls_from_table(ctx: Any, ref: str, column: str | None) -> list[str]:
+def urls_from_table(ctx: CallContext, ref: str, column: str | None) -> list[str]:
     """The URL column of a host table (8.8): ``url_column``, else ``url``, else ``page`` (a search_analytics table)."""
     table = ctx.read_table_sync(ref)
     columns = table.columns
@@ -76,7 +76,7 @@ def urls_from_table(ctx: Any, ref: str, column: str | None) -> list[str]:
     return [str(r[name]) for r in table.rows if r.get(name) not in (None, "")]
 
 
-def collect_urls(args: dict[str, Any], ctx: Any) -> list[str]:
+def collect_urls(args: dict[str, Any], ctx: CallContext) -> list[str]:
     """URLs from ``urls`` and/or ``table_ref``, de-duplicated in order; at most MAX_URLS."""
     urls = [str(u).strip() for u in args.get("urls") or [] if str(u).strip()]
     if args.get("table_ref"):
@@ -95,9 +95,9 @@ def collect_urls(args: dict[str, Any], ctx: Any) -> list[str]:
     return unique
 
 
-def run_inspect_urls(args: dict[str, Any], ctx: Any) -> Extraction:
+def run_inspect_urls(args: dict[str, Any], ctx: CallContext) -> Extraction:
     """The inspect_urls tool."""
-    site = ctx.resource_id
+    site = ctx.require_resource_id()
     urls = collect_urls(args, ctx)
     language = args.get("language_code") or None
     client = Client(ctx)

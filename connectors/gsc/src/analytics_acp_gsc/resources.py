@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
-
-from analytics_acp import Resource
+from analytics_acp import CallContext, Resource
 
 from .client import Client
 from .resource_ids import DOMAIN_PREFIX, parse, resolve_bare
@@ -25,7 +23,7 @@ def permission_group(level: str | None) -> str | None:
     return PERMISSIONS.get(level.replace("_", "").lower(), level)
 
 
-def list_resources(ctx: Any) -> list[Resource]:
+def list_resources(ctx: CallContext) -> list[Resource]:
     """Every property the credentials see, in the API's order; group = permission level."""
     out = []
     for entry in Client(ctx).sites():
@@ -36,7 +34,7 @@ def list_resources(ctx: Any) -> list[Resource]:
     return out
 
 
-def normalize(resource_id: str, ctx: Any) -> str:
+def normalize(resource_id: str, ctx: CallContext) -> str:
     """The normalized property id; a bare host is looked up among the properties the credentials can see."""
     prop = parse(resource_id)
     if not prop.bare or not ctx.credentials:

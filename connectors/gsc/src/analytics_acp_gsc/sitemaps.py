@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from analytics_acp import Extraction, Header
+from analytics_acp import CallContext, Extraction, Header
 
 from .client import Client
 
@@ -62,9 +62,9 @@ def list_all(client: Client, site: str) -> list[tuple[dict[str, Any], str | None
     return out
 
 
-def run_sitemaps(args: dict[str, Any], ctx: Any) -> Extraction:
+def run_sitemaps(args: dict[str, Any], ctx: CallContext) -> Extraction:
     """The sitemaps tool."""
-    site = ctx.resource_id
+    site = ctx.require_resource_id()
     client = Client(ctx)
     found = list_all(client, site)
     rows = [row for sitemap, parent in found for row in to_rows(sitemap, parent)]

@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from analytics_acp import NO_RESOURCE, ConnectorInfo, Defaults, ToolSpec
+from analytics_acp import NO_RESOURCE, CallContext, ConnectorInfo, Defaults, ToolSpec
 
 from . import __version__
 
@@ -130,13 +130,13 @@ PLOT_SCHEMA: dict[str, Any] = {
 }
 
 
-async def _forecast(arguments: dict[str, Any], ctx: Any) -> Any:
+async def _forecast(arguments: dict[str, Any], ctx: CallContext) -> Any:
     from .forecast_tool import run
 
     return await run(arguments, ctx)
 
 
-async def _plot(arguments: dict[str, Any], ctx: Any) -> Any:
+async def _plot(arguments: dict[str, Any], ctx: CallContext) -> Any:
     from .plot_tool import run
 
     return await run(arguments, ctx)

@@ -174,8 +174,8 @@ def compute(table: HostTable, args: ForecastArgs) -> Extraction:
         result["warnings"] = notes + result["warnings"]
         results.append(result)
     if not results:
-        label, exc = skipped[0]
-        raise InvalidArguments(f"No series could be forecast. First problem, {label}: {exc.message}")
+        label, exc = skipped[0]  # type: ignore[misc]
+        raise InvalidArguments(f"No series could be forecast. First problem, {label}: {exc.message}")  # type: ignore[misc]
     warnings += [f"{label.capitalize()} was skipped: {exc.message}" for label, exc in skipped]
     for result in results:
         warnings += result["warnings"]
@@ -224,7 +224,7 @@ def _extraction(
     headers = [Header(args.time_column, "datetime" if freq.datetime else "date", "dimension", f"Forecast {freq.unit}")]
     for k in keys:
         declared = table.header_type(k)
-        headers.append(Header(k, declared if declared in ("string", "integer", "boolean") else "string", "dimension"))
+        headers.append(Header(k, declared if declared in ("string", "integer", "boolean") else "string", "dimension"))  # type: ignore[arg-type]
     headers += [
         Header("forecast", "number", "metric", f"Point forecast of {args.value_column}"),
         Header("lower", "number", "metric", f"Lower bound of the {pct} prediction interval"),

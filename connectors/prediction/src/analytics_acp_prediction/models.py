@@ -142,7 +142,7 @@ class _Quiet(warnings.catch_warnings):
 
     @property
     def converged(self) -> bool:
-        return not any("converge" in str(w.message).lower() for w in self.log)
+        return not any("converge" in str(w.message).lower() for w in self.log)  # type: ignore[union-attr]
 
 
 def _convergence_note(quiet: _Quiet, method: str) -> list[str]:
@@ -253,7 +253,7 @@ def fit_ets(y: pd.Series, m: int, spec: dict[str, Any] | None = None) -> Fitted:
         model=result.model.short_name, aicc=result.aicc, error=form["error"], trend=form["trend"],
         damped_trend=form["damped_trend"], seasonal=form["seasonal"],
     )
-    return Fitted("ets", m, dict(form), params, predict, _convergence_note(quiet, "ets"))
+    return Fitted("ets", m, dict(form), params, predict, _convergence_note(quiet, "ets"))  # type: ignore[arg-type]
 
 
 def _differences(y: pd.Series, m: int) -> tuple[int, int]:

@@ -8,6 +8,7 @@ Imported on first tool use only (pandas is heavy).
 
 from __future__ import annotations
 
+from collections.abc import Set as AbstractSet
 from typing import Any
 
 import pandas as pd
@@ -69,7 +70,7 @@ def parse_times(values: pd.Series) -> pd.Series:
     return parsed.dt.tz_localize(None)
 
 
-def numeric_columns(frame: pd.DataFrame, table: HostTable, exclude: set[str] = frozenset()) -> list[str]:
+def numeric_columns(frame: pd.DataFrame, table: HostTable, exclude: AbstractSet[str] = frozenset()) -> list[str]:
     """Columns whose cells are (almost all) numbers, in table order."""
     out = []
     for name in frame.columns:
@@ -129,7 +130,7 @@ def time_values(frame: pd.DataFrame, table: HostTable, name: Any, argument: str 
 
 
 def number_values(
-    frame: pd.DataFrame, table: HostTable, name: Any, argument: str, exclude: set[str] = frozenset()
+    frame: pd.DataFrame, table: HostTable, name: Any, argument: str, exclude: AbstractSet[str] = frozenset()
 ) -> tuple[pd.Series, list[str]]:
     """Parsed numbers of a value column, and warnings about cells that were not numbers."""
     name = require_column(frame, table, name, argument)

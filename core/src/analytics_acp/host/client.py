@@ -79,8 +79,9 @@ class _HostDispatcher(JSONRPCDispatcher):
 
     resolver: Resolver | None = None
 
-    async def run(self, on_request, on_notify, on_notify_intercept=None, *, task_status=anyio.TASK_STATUS_IGNORED):
-        async def route(dctx, method, params):
+    async def run(self, on_request: Any, on_notify: Any, on_notify_intercept: Any = None, *,
+                  task_status: Any = anyio.TASK_STATUS_IGNORED) -> None:
+        async def route(dctx: Any, method: str, params: Any) -> Any:
             if method == ACP_METHOD_READ_TABLE:
                 return await self._read_table(params or {})
             return await on_request(dctx, method, params)
@@ -207,7 +208,8 @@ class AcpClient:
 
     @classmethod
     @asynccontextmanager
-    async def _session(cls, read, write, capability, resolver, token, read_timeout) -> AsyncIterator[AcpClient]:
+    async def _session(cls, read: Any, write: Any, capability: Any, resolver: Resolver | None, token: str | None,
+                       read_timeout: float | None) -> AsyncIterator[AcpClient]:
         if capability is None or capability is True:
             capability = dict(FULL_HOST)
         elif capability is False:

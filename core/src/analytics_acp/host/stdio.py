@@ -52,6 +52,8 @@ async def stdio_transport(
 ) -> AsyncIterator[tuple[Any, Any]]:
     """Spawn ``command`` (own process group) and yield the (read, write) streams a ClientSession takes."""
     process = await anyio.open_process(command, env=env, cwd=cwd, stderr=errlog or sys.stderr, start_new_session=True)
+    stdout, stdin = process.stdout, process.stdin
+    assert stdout is not None and stdin is not None  # open_process pipes both by default
     read_writer, read_stream = anyio.create_memory_object_stream[SessionMessage | Exception](0)
     write_stream, write_reader = anyio.create_memory_object_stream[SessionMessage](0)
 
@@ -59,7 +61,7 @@ async def stdio_transport(
         pending: list[bytes] = []  # pieces of a line longer than one read (big inline tables)
         async with read_writer:
             with suppress(anyio.ClosedResourceError, anyio.BrokenResourceError, anyio.EndOfStream, OSError):
-                async for chunk in process.stdout:
+                async for chunk in stdout:
                     start = 0
                     while (end := chunk.find(b"\n", start)) >= 0:
                         piece = chunk[start:end]
@@ -76,7 +78,7 @@ async def stdio_transport(
             try:
                 async for message in write_reader:
                     data = message.message.model_dump_json(by_alias=True, exclude_unset=True)
-                    await process.stdin.send(data.encode() + b"\n")
+                    await stdin.send(data.encode() + b"\n")
             except (anyio.ClosedResourceError, anyio.BrokenResourceError, OSError):
                 # The server stopped reading: end the session instead of leaving a request hanging.
                 await read_writer.aclose()
@@ -90,7 +92,7 @@ async def stdio_transport(
             with anyio.CancelScope(shield=True):
                 await _stop(process)
                 with suppress(OSError, anyio.BrokenResourceError, anyio.ClosedResourceError):
-                    await process.stdout.aclose()
+                    await stdout.aclose()
             tg.cancel_scope.cancel()
 
 

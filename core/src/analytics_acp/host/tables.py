@@ -39,7 +39,8 @@ def fetch_table_uri(uri: str, *, http_token: str | None = None, delete: bool = T
         if http_token:
             request.add_header("Authorization", f"Bearer {http_token}")
         with urllib.request.urlopen(request, timeout=120) as response:  # noqa: S310 - URL came from our server
-            return orjson.loads(response.read())
+            rows: list[dict[str, Any]] = orjson.loads(response.read())
+            return rows
     raise ValueError(f"unsupported table_uri scheme {parsed.scheme!r}")
 
 

@@ -51,13 +51,13 @@ async def autocontext(run: Run, client: Any) -> None:
         return
     rid_args = {"resource_id": run.resource_id}
     data = await run.call(client, "autocontext_data", rid_args, run.meta(), label="autocontext_data[resource]")
-    applicable = [b.get("id") for b in data.result.model_response or [] if isinstance(b, dict)] if not data.result.is_error else []
+    applicable: list[Any] = [b.get("id") for b in data.result.model_response or [] if isinstance(b, dict)] if not data.result.is_error else []
     seen = await run.call(client, "autocontext", {**rid_args, "request_data": []}, run.meta(), label="autocontext[all]")
     got = seen.result.model_response
     if seen.result.is_error or not isinstance(got, list):
         f.fail("autocontext.all_blocks", f"autocontext with resource failed: {seen.result.text[:200]}")
     else:
-        ids = [b.get("id") for b in got if isinstance(b, dict)]
+        ids: list[Any] = [b.get("id") for b in got if isinstance(b, dict)]
         shape = [b for b in got if not isinstance(b, dict) or ("data" in b) == ("error" in b) or "description" not in b]
         f.check("autocontext.all_blocks", sorted(ids) == sorted(applicable) and not shape,
                 f"{len(ids)} applicable blocks returned", f"blocks {ids} vs applicable {applicable}; malformed {shape[:2]}")
@@ -146,7 +146,7 @@ async def on_first_call(run: Run) -> None:
     sample = samples[0]
     args = run.with_resource(sample.tool, sample.arguments)
     base = {k: v for k, v in run.meta(**sample.meta).items() if k not in ("session_id", "autocontext_delivered")}
-    cases = [  # (extra _meta, attach expected)  -- 7.5 "Qué decide el servidor"
+    cases: list[tuple[dict[str, Any], bool]] = [  # (extra _meta, attach expected)  -- 7.5 "Qué decide el servidor"
         ({"session_id": "kit-s1", "autocontext_delivered": False}, True),
         ({"session_id": "kit-s1"}, False),
         ({"session_id": "kit-s2", "autocontext_delivered": True}, False),

@@ -100,7 +100,7 @@ async def _probe(run: Run) -> None:
 
 def _derived_samples(run: Run) -> list[Any]:
     """Without sample_calls: every read-only extraction/info tool that has no required arguments."""
-    out = []
+    out: list[Any] = []
     for name, tool in run.tools.items():
         if name in ("autocontext", "autocontext_data"):
             continue

@@ -119,7 +119,7 @@ def _date_window(run: Run, name: str, tool: dict[str, Any], props: dict[str, Any
     f = run.findings
     marks = {k: p.get("x-acp-date") for k, p in props.items() if isinstance(p, dict) and p.get("x-acp-date")}
     if marks:
-        values = sorted(marks.values())
+        values = sorted(str(v) for v in marks.values())
         if "template" in values:
             bad = [k for k, v in marks.items() if v == "template" and props[k].get("type") != "string"]
             f.check("results.date_window", not bad and values == ["template"], f"{name}: template",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from typing import Any
 
 from .model import CheckResult
@@ -33,7 +34,7 @@ def _package_dir(connector_id: str) -> Any:
         return None
 
 
-def conformance_tests(connector_id: str, *, allow_fail: tuple[str, ...] = (), **kwargs: Any):
+def conformance_tests(connector_id: str, *, allow_fail: tuple[str, ...] = (), **kwargs: Any) -> Callable[[], None]:
     """A pytest test function running ``run_checklist`` on ``analytics-acp serve <connector_id>``.
 
     ``kwargs`` go to ``run_checklist`` (credentials, config, resource_id, sample_calls, env, host_tables...).

@@ -116,7 +116,9 @@ def _error(run: Run, seen: Seen) -> None:
     if not isinstance(text, dict) or text.get("error") != err or set(text) != {"error"}:
         problems.append("content[0].text is not {\"error\": <_meta.acp.error>}")
     code = err.get("code")
-    if -32049 <= code <= -32010 and NAMES.get(code) != err.get("name"):
+    if not isinstance(code, int):
+        problems.append(f"code {code!r} is not an integer")
+    elif -32049 <= code <= -32010 and NAMES.get(code) != err.get("name"):
         problems.append(f"code {code} with name {err.get('name')}")
     f.check("errors.typed", not problems, f"{err.get('name')} ({seen.label})", f"{seen.label}: {'; '.join(problems)}")
     message = str(err.get("message") or "")

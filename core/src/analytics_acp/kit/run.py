@@ -6,11 +6,13 @@ import copy
 import json
 import os
 import tempfile
+from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..host import AcpClient
 from .model import Findings, Seen
 
 # A host table the kit's resolver serves (8.8): sample calls may pass table_ref="kit_numbers".
@@ -84,16 +86,15 @@ class Run:
 
     # --- connections -----------------------------------------------------------------------
     @asynccontextmanager
-    async def connect(self, capability: dict[str, Any] | bool | None = None):
+    async def connect(self, capability: dict[str, Any] | bool | None = None) -> AsyncIterator[AcpClient]:
         """A new connection (new session) to the server under test; ``False`` = plain MCP client."""
-        from ..host import AcpClient
-
         resolver = self._resolve if capability is not False else None
         if self.url:
             async with AcpClient.http(self.url, token=self.token, capability=capability, resolver=resolver,
                                       read_timeout=READ_TIMEOUT_S) as client:
                 yield client
         else:
+            assert self.command is not None  # run_checklist takes a command or a url
             with open(self.stderr_path, "a", encoding="utf-8") as errlog:
                 async with AcpClient.stdio(self.command, env={**os.environ, **self.env}, cwd=self.cwd,
                                            capability=capability, resolver=resolver, errlog=errlog,

@@ -140,7 +140,7 @@ async def catalog(run: Run, client: Any) -> None:
     defaults = (run.capability.get("defaults") or {}).get("tables")
     args = run.with_resource(sample.tool, {k: v for k, v in sample.arguments.items() if k != "tables"})
     base = run.meta(**{"autocontext_delivered": True, **{k: v for k, v in sample.meta.items() if k != "tables"}})
-    first, second = (optional + optional)[:2] if optional else (None, None)
+    first, second = (optional + optional)[:2] if optional else ("", "")
     cases: list[tuple[str, dict[str, Any], dict[str, Any], list[str]]] = [
         ("arguments []", {**args, "tables": []}, base, required),
         ("defaults", args, base, sorted(set(defaults if defaults is not None else names) | set(required))),

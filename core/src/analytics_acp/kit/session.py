@@ -34,21 +34,21 @@ async def plain_mcp(run: Run) -> None:
                 "plain autocontext_data gives its list as text", f"plain autocontext_data failed: {seen.result.text[:200]}")
         # 2.2: each extraction answers in content[0].text; a source with credentials refuses with
         # ACP_CREDENTIALS_MISSING, a host-table tool with ACP_HOST_TABLES_UNSUPPORTED (8.8), others work.
-        names = []
+        error_names: list[str | None] = []
         for sample in run.extraction_samples()[:4]:
             args = run.with_resource(sample.tool, sample.arguments)
             seen = await run.call(client, sample.tool, args, None, label=f"plain:{sample.tool}")
             model = seen.result.model_response if seen.result.text.strip()[:1] in ("{", "[") else None
             name = (model or {}).get("error", {}).get("name") if isinstance(model, dict) and seen.result.is_error else None
-            names.append(name)
+            error_names.append(name)
             allowed = {None, "ACP_CREDENTIALS_MISSING", "ACP_HOST_TABLES_UNSUPPORTED"}
             f.check("handshake.plain_mcp", model is not None and name in allowed and (name is not None) == seen.result.is_error,
                     f"plain {sample.tool}: {name or 'model_response'} in content[0].text",
                     f"plain {sample.tool} gave {name or seen.result.text[:200]!r}")
-        if names and _needs_credentials(run):
-            f.check("handshake.plain_mcp", "ACP_CREDENTIALS_MISSING" in names,
+        if error_names and _needs_credentials(run):
+            f.check("handshake.plain_mcp", "ACP_CREDENTIALS_MISSING" in error_names,
                     "ACP_CREDENTIALS_MISSING where credentials are needed",
-                    f"no extraction asked a plain client for credentials: {names}")
+                    f"no extraction asked a plain client for credentials: {error_names}")
 
 
 async def configure(run: Run) -> None:
@@ -107,9 +107,10 @@ async def configure(run: Run) -> None:
     async with run.connect() as fresh:
         plain_meta = run.meta(**{"autocontext_delivered": True, **{k: v for k, v in sample.meta.items() if k != "row_limit"}})
         seen = await run.call(fresh, sample.tool, args, plain_meta, label=f"{sample.tool}[defaults]")
-        got = (seen.result.system_info or {}).get("row_limit")
-        f.check("config.precedence", got == defaults.get("row_limit"), f"fresh session uses defaults.row_limit {got}",
-                f"fresh session row_limit {got} instead of defaults {defaults.get('row_limit')}")
+        fresh_limit = (seen.result.system_info or {}).get("row_limit")
+        f.check("config.precedence", fresh_limit == defaults.get("row_limit"),
+                f"fresh session uses defaults.row_limit {fresh_limit}",
+                f"fresh session row_limit {fresh_limit} instead of defaults {defaults.get('row_limit')}")
         await _resource_required(run, fresh, sample, plain_meta)
 
 

@@ -7,7 +7,8 @@ catalog (8.7). Table files (8.5) live in ``analytics_acp.tablefile``.
 """
 
 from .extraction import build_extraction
-from .headers import infer_type, plain_json
+from .headers import plain_json
+from .inference import infer_type
 from .multitable import build_multitable
 from .notices import extraction_notice, not_extracted_notice, table_notice, tables_notice
 from .sampling import SpreadSampler, sample, select_indices

@@ -164,7 +164,7 @@ CHECKED_HINTS = ("boolean", "json")  # these need each value checked (0/1 intege
 def hinted_type(kinds: set[str], hint: str | None, hint_ok: bool) -> str:
     """Final type of an inferred column: the hint when every value fits it, else ``infer_type``."""
     if hint in HINT_KINDS and kinds <= HINT_KINDS[hint]:
-        return hint  # type: ignore[return-value]
+        return hint
     if hint in CHECKED_HINTS and hint_ok:
-        return hint  # type: ignore[return-value]
+        return hint
     return infer_type(kinds)

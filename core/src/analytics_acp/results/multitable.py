@@ -52,9 +52,9 @@ def build_multitable(out: MultiExtraction, s: BuildSettings) -> Built:
     not_extracted = {}
     for table in out.tables:
         if not delivered(table):
-            rows = _count(table.rows)
-            if rows:
-                not_extracted[table.name] = rows
+            count = _count(table.rows)
+            if count:
+                not_extracted[table.name] = count
 
     model_tables: dict[str, Any] = {}
     parts: list[dict[str, Any]] = []

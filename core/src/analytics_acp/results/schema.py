@@ -49,7 +49,7 @@ class Column:
     declared: Header | None
     source: Any = None  # index (sequence rows) or key (dict rows); None: never seen
     kinds: set[str] = field(default_factory=set)
-    convert: Converter | None = None
+    convert: Converter = field(default=lambda value: value)  # set by TableSchema._add for every column
     fast: type | None = None  # class whose values pass unchanged
     memo: dict[str, str] | None = None  # text -> converted text (declared date/datetime; inferred text)
     inferred: InferredColumn | None = None  # a column marked "infer": kinds of its text, hint
@@ -205,7 +205,8 @@ class TableSchema:
         lines.append("    return {" + ", ".join(items) + "}")
         exec(_compiled("\n".join(lines)), namespace)  # noqa: S102 - generated from our own column list (names via repr)
         self.dirty = False
-        return namespace["_row"]
+        row_fn: RowFn = namespace["_row"]
+        return row_fn
 
     def _learn_fast(self) -> None:
         # An undeclared column whose first kind is string/integer/boolean/number gets the inline
@@ -247,9 +248,8 @@ class TableSchema:
             for key in row:
                 if not isinstance(key, str):
                     raise UpstreamError(f"The tool returned a row with a non-text column name {key!r}.")
-                col = self.by_name.get(key)
-                if col is None:
-                    col = self._add(key, None)
+                known = self.by_name.get(key)
+                col = known if known is not None else self._add(key, None)
                 if col.source is None:
                     col.source = key
                     self.dirty = True
@@ -314,7 +314,7 @@ class TableSchema:
         return headers, finalizers, padded
 
 
-def row_finisher(keys: list[str], finalizers: list[tuple[str, Converter]], padded: bool) -> Callable[[dict], dict] | None:
+def row_finisher(keys: list[str], finalizers: list[tuple[str, Converter]], padded: bool) -> Callable[[dict[str, Any]], dict[str, Any]] | None:
     """Function giving a row its final form (all keys, mixed columns converted), or None if rows are final."""
     if not finalizers and not padded:
         return None

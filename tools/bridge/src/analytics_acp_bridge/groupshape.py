@@ -67,9 +67,9 @@ def group_shape(statement: exp.Expression | None, headers: dict[str, list[str]])
     for node in statement.find_all(exp.Column):
         if node.table and node.table.lower() not in qualifiers:
             return None
-        column = names.get(node.name.lower())
-        if column is not None and column not in grouped and column not in others:
-            others.append(column)
+        other = names.get(node.name.lower())
+        if other is not None and other not in grouped and other not in others:
+            others.append(other)
     if len(grouped) + len(others) > MAX_COLUMNS:
         return None
     return GroupShape(table.name.lower(), tuple(grouped), tuple(sorted(others)))

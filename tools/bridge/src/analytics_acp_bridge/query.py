@@ -77,7 +77,7 @@ def check_read_only(sql: str) -> exp.Expression | None:
     for node in statement.walk():
         if isinstance(node, exp.DML | exp.DDL | exp.Command | exp.Pragma):
             raise ReadOnlyViolation(READ_ONLY_MESSAGE)
-    return statement
+    return statement  # type: ignore[return-value]
 
 
 def named_identifiers(sql: str) -> set[str]:

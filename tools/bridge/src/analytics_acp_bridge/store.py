@@ -8,6 +8,7 @@ never joined to a path, so nothing outside acp-data can be reached (8.8.1).
 
 from __future__ import annotations
 
+import builtins
 import csv
 import datetime as _dt
 import itertools
@@ -314,7 +315,7 @@ class DatasetStore:
             f"(for example ventas_execute_sql_20261012_101630), not a path, rows or a query."
         )
 
-    def iter_cells(self, dataset: Dataset) -> Iterator[list[str]]:
+    def iter_cells(self, dataset: Dataset) -> Iterator[builtins.list[str]]:  # `list` is a method here
         """The data rows of a dataset as CSV cell strings (header skipped), streamed."""
         with dataset.path.open(encoding="utf-8-sig", newline="") as handle:
             reader = csv.reader(handle)

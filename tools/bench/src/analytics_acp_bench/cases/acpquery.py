@@ -130,7 +130,7 @@ def cases(quick: bool) -> list[Case]:
     def baseline() -> None:
         state.duckdb()
 
-    common = dict(baseline=baseline, setup=state.acquire, teardown=state.release, extra=lambda: dict(state.facts),
+    common: dict[str, Any] = dict(baseline=baseline, setup=state.acquire, teardown=state.release, extra=lambda: dict(state.facts),
                   baseline_label="DuckDB read_csv GROUP BY (new connection)")
     return [
         Case(key="acp_query_first_extracted", title=f"5. acp_query GROUP BY, first query after the extraction ({label} rows)",

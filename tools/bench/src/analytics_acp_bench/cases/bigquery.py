@@ -127,6 +127,6 @@ def cases(quick: bool) -> list[Case]:
     label = f"{n // 1_000_000}M" if n >= 1_000_000 else f"{n:,}"
     return [Case(
         key="bigquery_extraction", title=f"9. BigQuery extraction ({label} rows x 6, fake REST API -> acp-data CSV)",
-        target="<= 1.5", target_value=1.5, ours=s.ours, baseline=s.baseline, setup=s.setup, teardown=s.teardown,
+        target="<= 1.5", target_value=1.5, ours=s.ours, baseline=s.baseline, setup=s.setup, teardown=s.teardown,  # type: ignore[arg-type]
         extra=s.extra, ours_label="bridge + bigquery -> acp-data/<id>.csv", baseline_label="google-cloud-bigquery result() iteration",
     )]

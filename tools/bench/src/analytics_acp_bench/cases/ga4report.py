@@ -140,6 +140,6 @@ def cases(quick: bool) -> list[Case]:
     s = GA4Report(rows, page)
     return [Case(
         key="ga4_report", title=f"7. GA4 report ({rows:,} rows x 5, Data API fake paged -> acp-data CSV)",
-        target="<= 1.5", target_value=1.5, ours=s.ours, baseline=s.baseline, setup=s.setup, teardown=s.teardown,
+        target="<= 1.5", target_value=1.5, ours=s.ours, baseline=s.baseline, setup=s.setup, teardown=s.teardown,  # type: ignore[arg-type]
         extra=s.extra, ours_label="bridge + ga4 -> acp-data/<id>.csv", baseline_label="google-analytics-data paging -> csv",
     )]

@@ -99,7 +99,7 @@ class GscExtract:
         return elapsed
 
     def baseline(self) -> float:
-        start, rows, pages = time.perf_counter(), [], 0
+        start, rows, pages = time.perf_counter(), [], 0  # type: ignore[var-annotated]
         body = {"startDate": self.window[0], "endDate": self.window[1], "dimensions": ["query", "date"],
                 "type": "web", "rowLimit": 25_000, "startRow": 0}
         while True:
@@ -109,7 +109,7 @@ class GscExtract:
             rows.extend(got)
             if len(got) < 25_000:
                 break
-            body["startRow"] += 25_000
+            body["startRow"] += 25_000  # type: ignore[operator]
         self.facts["bare_rows"], self.facts["pages"] = len(rows), pages
         return time.perf_counter() - start
 

@@ -152,7 +152,7 @@ class HttpSessions:
             read, write), ClientSession(read, write) as session:
             await session.initialize()
             first = await session.call_tool("query", {"db": db, "sql": f"SELECT MAX(id) AS m FROM {TABLE}"})
-            self._check_own_db(s, orjson.loads(first.content[0].text)[0], first.content[0].text)
+            self._check_own_db(s, orjson.loads(first.content[0].text)[0], first.content[0].text)  # type: ignore[union-attr]
             opened[0] += 1
             await ready.wait()
             for i in range(self.calls):
@@ -162,7 +162,7 @@ class HttpSessions:
                 latencies.append(time.perf_counter() - t0)
                 if res.is_error:
                     raise RuntimeError(f"bare query failed: {res.content}")
-                self._check_rows(k, orjson.loads(res.content[0].text))
+                self._check_rows(k, orjson.loads(res.content[0].text))  # type: ignore[union-attr]
 
     def _check_own_db(self, s: int, row: Any, text: str) -> None:
         value = row["m"] if isinstance(row, dict) else row[0]
@@ -213,7 +213,7 @@ def cases(quick: bool) -> list[Case]:
     sessions, calls = (3, 3) if quick else (50, 20)
     s = HttpSessions(sessions, calls)
     what = f"{sessions} HTTP sessions x {calls} execute_sql"
-    labels = dict(ours_label="analytics-acp serve databases --http (ACP host per session)",
+    labels: dict[str, Any] = dict(ours_label="analytics-acp serve databases --http (ACP host per session)",
                   baseline_label="bare mcp SDK HTTP server, same SQLite query per call")
     return [
         Case(key="http_sessions_p50", title=f"4b. {what}, p50 latency", target="<= 1.5", target_value=1.5,

@@ -74,7 +74,7 @@ class PeerCase:
             result = await self.session.call_tool(self.tool, {self.arg: SQL})
             return time.perf_counter() - start, result
 
-        elapsed, result = self.host.call(run)
+        elapsed, result = self.host.call(run)  # type: ignore[union-attr]
         texts = text_blocks(result)
         if result.is_error or any(t.startswith("Error:") for t in texts):
             raise RuntimeError(f"{self.peer} failed: {' '.join(texts)[:300]}")

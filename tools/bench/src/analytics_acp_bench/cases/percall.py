@@ -61,10 +61,10 @@ class _Sessions:
         return (time.perf_counter() - start) / self.calls
 
     def ours_fn(self) -> float:
-        return self.host.call(self._ours_calls)
+        return self.host.call(self._ours_calls)  # type: ignore[union-attr]
 
     def bare_fn(self) -> float:
-        return self.host.call(self._bare_calls)
+        return self.host.call(self._bare_calls)  # type: ignore[union-attr]
 
     def teardown(self) -> None:
         if self.host is not None:
