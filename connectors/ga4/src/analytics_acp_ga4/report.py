@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from analytics_acp import Extraction, Header, InvalidArguments, UpstreamError
+from analytics_acp import CallContext, Extraction, Header, InvalidArguments, UpstreamError
 
 from . import names
 from .clients import BadRequest, call, client, message_to_dict
@@ -69,7 +69,7 @@ def _metadata_warnings(meta: Any) -> list[str]:
     return out
 
 
-def diagnose_bad_request(ctx: Any, property_id: str, metrics: list[str], dimensions: list[str], exc: Any) -> None:
+def diagnose_bad_request(ctx: CallContext, property_id: str, metrics: list[str], dimensions: list[str], exc: Any) -> None:
     """After a 400: unknown names with close matches (metadata), or the clashing fields (checkCompatibility)."""
     from analytics_acp_google.errors import scrub
 
@@ -85,7 +85,7 @@ def diagnose_bad_request(ctx: Any, property_id: str, metrics: list[str], dimensi
     raise InvalidArguments(f"GA4 refused the request: {scrub(getattr(exc, 'message', str(exc)), 300)}")
 
 
-def incompatible_fields(ctx: Any, property_id: str, metrics: list[str], dimensions: list[str]) -> list[str]:
+def incompatible_fields(ctx: CallContext, property_id: str, metrics: list[str], dimensions: list[str]) -> list[str]:
     """Names checkCompatibility reports as INCOMPATIBLE with the request."""
     from google.analytics.data_v1beta import CheckCompatibilityRequest, Dimension, Metric
 
@@ -107,7 +107,7 @@ class ReportPager:
     partial table presented as whole (12.1). ``source``/``quota`` dicts are updated in place as pages arrive.
     """
 
-    def __init__(self, ctx: Any, property_id: str, *, metrics: list[str], dimensions: list[str], ranges: list[Any],
+    def __init__(self, ctx: CallContext, property_id: str, *, metrics: list[str], dimensions: list[str], ranges: list[Any],
                  dim_filter: Any = None, met_filter: Any = None, orders: list[Any] | None = None, limit: int | None = None,
                  keep_empty_rows: bool = False, currency_code: str | None = None, totals: bool = True):
         from google.analytics.data_v1beta import Dimension, Metric
@@ -188,7 +188,7 @@ class ReportPager:
             report.pages += 1
 
 
-def fetch_report(ctx: Any, property_id: str, **kwargs: Any) -> Report:
+def fetch_report(ctx: CallContext, property_id: str, **kwargs: Any) -> Report:
     """Run a report and read every page into memory (small reports: blocks, clusters, conversion models)."""
     pager = ReportPager(ctx, property_id, **kwargs)
     report = pager.start()
@@ -216,9 +216,9 @@ def _typed_totals(pb: Any, headers: list[Header], converters: list[Any]) -> list
     return out
 
 
-def run_report(arguments: dict[str, Any], ctx: Any) -> Extraction:
+def run_report(arguments: dict[str, Any], ctx: CallContext) -> Extraction:
     """The run_report tool."""
-    property_id = ctx.resource_id
+    property_id = ctx.require_resource_id()
     warnings: list[str] = []
     metrics = names.apply_aliases(names_argument(arguments, "metrics", required=True), "metric", warnings)
     dimensions = names.apply_aliases(names_argument(arguments, "dimensions"), "dimension", warnings)

@@ -8,6 +8,8 @@ from __future__ import annotations
 import datetime as dt
 from typing import Any
 
+from analytics_acp import CallContext
+
 from . import dates, planner
 from .client import Client
 from .freshness import last_final_date
@@ -30,7 +32,7 @@ def _top(client: Client, site: str, dimension: str, limit: int, days: int = 28) 
              "ctr": round(float(r.get("ctr", 0)), 4), "position": round(float(r.get("position", 0)), 1)} for r in rows]
 
 
-def block_available_date_range(resource_id: str, ctx: Any) -> dict[str, Any]:
+def block_available_date_range(resource_id: str, ctx: CallContext) -> dict[str, Any]:
     """First queryable day (16 months back, PT) and the last day with final data."""
     client = Client(ctx)
     return {"first_date": dates.first_available_date().isoformat(),
@@ -45,7 +47,7 @@ def cluster_of(position: float) -> str:
     return "Out"
 
 
-def block_position_clusters(resource_id: str, ctx: Any) -> list[dict[str, Any]]:
+def block_position_clusters(resource_id: str, ctx: CallContext) -> list[dict[str, Any]]:
     """Queries of the last 3 months grouped by position cluster, with clicks and impressions."""
     client = Client(ctx)
     end = last_final_date(client, resource_id)
@@ -62,32 +64,32 @@ def block_position_clusters(resource_id: str, ctx: Any) -> list[dict[str, Any]]:
     return [{"clusterPosition": n, "clicks": c, "impressions": i, "queries": q} for n, (c, i, q) in sums.items()]
 
 
-def block_top_queries(resource_id: str, ctx: Any) -> list[dict[str, Any]]:
+def block_top_queries(resource_id: str, ctx: CallContext) -> list[dict[str, Any]]:
     """The 10 queries with most clicks over the last 28 days with final data."""
     return _top(Client(ctx), resource_id, "query", 10)
 
 
-def block_top_pages(resource_id: str, ctx: Any) -> list[dict[str, Any]]:
+def block_top_pages(resource_id: str, ctx: CallContext) -> list[dict[str, Any]]:
     """The 10 pages with most clicks over the last 28 days with final data."""
     return _top(Client(ctx), resource_id, "page", 10)
 
 
-def block_countries(resource_id: str, ctx: Any) -> list[dict[str, Any]]:
+def block_countries(resource_id: str, ctx: CallContext) -> list[dict[str, Any]]:
     """The 10 countries with most clicks over the last 28 days."""
     return _top(Client(ctx), resource_id, "country", 10)
 
 
-def block_devices(resource_id: str, ctx: Any) -> list[dict[str, Any]]:
+def block_devices(resource_id: str, ctx: CallContext) -> list[dict[str, Any]]:
     """Clicks, impressions, ctr and position per device over the last 28 days."""
     return _top(Client(ctx), resource_id, "device", 5)
 
 
-def block_search_appearance(resource_id: str, ctx: Any) -> list[dict[str, Any]]:
+def block_search_appearance(resource_id: str, ctx: CallContext) -> list[dict[str, Any]]:
     """Search appearance types with traffic over the last 28 days (filter on them to break one down)."""
     return _top(Client(ctx), resource_id, "searchAppearance", 25)
 
 
-def block_sitemaps(resource_id: str, ctx: Any) -> list[dict[str, Any]]:
+def block_sitemaps(resource_id: str, ctx: CallContext) -> list[dict[str, Any]]:
     """Submitted sitemaps: path, type, last download, errors, warnings and URLs submitted."""
     out = []
     for sitemap, parent in list_all(Client(ctx), resource_id)[:20]:

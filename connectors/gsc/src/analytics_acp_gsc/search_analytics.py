@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from analytics_acp import Extraction, InvalidArguments
+from analytics_acp import CallContext, Extraction, InvalidArguments
 
 from . import dates, planner
 from .client import Client
@@ -26,7 +26,7 @@ from .query import (
 )
 
 
-def row_ceiling(ctx: Any) -> int:
+def row_ceiling(ctx: CallContext) -> int:
     """Rows a single query can reach (config row_ceiling, default 50,000)."""
     value = (ctx.config or {}).get("row_ceiling") or planner.DEFAULT_ROW_CEILING
     return max(int(value), 1)
@@ -61,7 +61,7 @@ def provisional_warning(first_date: str | None, first_hour: str | None) -> list[
     return out
 
 
-def fetch_rows(client: Client, site: str, q: Query, start: str, end: str, ctx: Any, cap: int | None,
+def fetch_rows(client: Client, site: str, q: Query, start: str, end: str, ctx: CallContext, cap: int | None,
                on_page: Any = None) -> planner.Plan:
     """Run the planner against the API for one window."""
     return planner.extract(lambda body: client.query(site, body), q.body(), start=start, end=end,
@@ -73,9 +73,9 @@ def totals(client: Client, site: str, q: Query, start: str, end: str) -> dict[st
     return totals_from(client.query(site, {**q.totals_body(), "startDate": start, "endDate": end, "rowLimit": 1}))
 
 
-def run_search_analytics(args: dict[str, Any], ctx: Any) -> Extraction:
+def run_search_analytics(args: dict[str, Any], ctx: CallContext) -> Extraction:
     """The search_analytics tool."""
-    site = ctx.resource_id
+    site = ctx.require_resource_id()
     q = parse_query(args)
     cap = row_cap(args)
     hdrs = headers(q)
