@@ -154,7 +154,7 @@ class RequestIdGuard:
         if not complete and size > self.max_body:
             # Past the SDK's body limit it would answer a plain-text 413: a JSON-RPC client gets a
             # JSON-RPC error instead, saying the limit (the id is unknown: the body is not parsed).
-            error = {"jsonrpc": "2.0", "id": None, "error": {
+            error: dict[str, Any] | None = {"jsonrpc": "2.0", "id": None, "error": {
                 "code": -32017, "message": (
                     f"The request body is larger than {self.max_body:,} bytes. A tools/call's arguments may be at most "
                     f"{ACP_MAX_ARGUMENTS_BYTES:,} bytes (1 MiB) of JSON: send a shorter request."),
