@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from analytics_acp.envelope import cut_long_strings
 from analytics_acp.errors import InvalidArguments
 
 from .query import run_query
@@ -11,6 +12,7 @@ from .querycache import TableCache
 from .store import DatasetStore, sql_safe_id
 
 QUERY_ROWS = 50  # ACP_MODEL_ROWS_SINGLE: rows of an acp_query result the model sees
+ECHO_SQL_CHARS = 500  # an acp_query's SQL quoted in its dataset's arguments and description
 
 TOOLS: list[dict[str, Any]] = [
     {
@@ -118,9 +120,10 @@ def query(
             "acp": None,
             "tool": "acp_query",
             "resource_id": None,
-            "arguments": {"sql": sql},
+            # The SQL is stored once, whole, in "sql"; the other fields quote it cut (issue 15.3).
+            "arguments": {"sql": cut_long_strings(sql, ECHO_SQL_CHARS)},
             "title": save_as or "acp_query",
-            "description": f"SQLite query over {used}. SQL: {sql}",
+            "description": f"SQLite query over {used}. SQL: {cut_long_strings(' '.join(sql.split()), ECHO_SQL_CHARS)}",
             "dates": [],
             "sql": sql,
         }

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
+from analytics_acp.envelope import cut_long_strings
 from analytics_acp.errors import TableNotFound
 from analytics_acp.tablefile import TableFileWriter, file_uri
 from sqlglot.tokens import Tokenizer
@@ -40,6 +41,8 @@ META_FIELDS = (
 _NOT_ID = re.compile(r"[^a-z0-9_]+")
 INFER_BATCH = 20000  # rows per type-inference batch of a hand-dropped CSV
 WRITE_BUFFER = 1 << 20  # a few big writes instead of one per 8 KiB
+SUMMARY_TEXT_CHARS = 1000  # acp_datasets: a longer title/description/sql is cut, its length noted
+SUMMARY_COLUMNS = 100  # acp_datasets: columns listed per dataset
 csv.field_size_limit(min(sys.maxsize, 2**31 - 1))  # JSON cells can be long
 
 
@@ -93,17 +96,21 @@ class Dataset:
         return int(self.meta.get("row_count") or 0)
 
     def summary(self) -> dict[str, Any]:
-        """What acp_datasets shows."""
-        out = {
+        """What acp_datasets shows, bounded per dataset (issue 15.3): long texts cut with their length,
+        at most SUMMARY_COLUMNS columns listed (the full ones are in the .meta.json)."""
+        columns = [{"name": h["name"], "type": h.get("type", "string")} for h in self.headers]
+        out: dict[str, Any] = {
             "id": self.id,
             "file": f"{DATA_DIR}/{self.path.name}",
             "rows": self.row_count,
-            "columns": [{"name": h["name"], "type": h.get("type", "string")} for h in self.headers],
+            "columns": columns[:SUMMARY_COLUMNS],
             "origin": self.meta.get("origin"),
         }
+        if len(columns) > SUMMARY_COLUMNS:
+            out["columns_total"] = len(columns)
         for key in ("source", "acp", "tool", "title", "description", "dates", "sql", "created_at"):
             if self.meta.get(key) not in (None, "", []):
-                out[key] = self.meta[key]
+                out[key] = cut_long_strings(self.meta[key], SUMMARY_TEXT_CHARS)
         return out
 
 
