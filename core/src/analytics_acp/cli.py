@@ -81,6 +81,9 @@ def _serve(target: str | ModuleType, http: bool, host: str, port: int | None) ->
     import anyio
 
     from .runtime import serve_stdio
+    from .stopping import install_stop_handlers
+
+    install_stop_handlers(acp.shutdown)
 
     try:
         anyio.run(serve_stdio, acp)

@@ -20,6 +20,7 @@ from __future__ import annotations
 import sqlite3
 import threading
 import time
+import weakref
 from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any
@@ -178,6 +179,7 @@ def _create_engine(source: Source, read_only: bool) -> Engine:
     return sa.create_engine(url, connect_args=connect_args, pool_size=2, max_overflow=6, pool_pre_ping=True, pool_recycle=1800)
 
 
+_ACTIVE: weakref.WeakSet = weakref.WeakSet()  # sessions with a connection checked out (cancel_running)
 USER_SQL = "acp_user_sql"  # execution option marking the model's SQL (see _pg_one_statement)
 
 
@@ -224,6 +226,7 @@ class Session:
         self.conn = conn
         self._timer = timer
         self._closed = False
+        _ACTIVE.add(self)
 
     @property
     def backend(self) -> str:
@@ -238,6 +241,7 @@ class Session:
         if self._closed:
             return
         self._closed = True
+        _ACTIVE.discard(self)
         if self._timer is not None:
             self._timer.cancel()
         raw = self.conn.connection.dbapi_connection if not self.conn.closed else None
@@ -255,6 +259,7 @@ class Session:
         if self._closed:
             return
         self._closed = True
+        _ACTIVE.discard(self)
         if self._timer is not None:
             self._timer.cancel()
         try:
@@ -362,6 +367,24 @@ def _literal(text: str) -> str:
 
 def _pg_ident(name: str) -> str:
     return '"' + name.replace('"', '""') + '"'
+
+
+def cancel_running() -> None:
+    """Stop every query in flight at the database (the server is stopping: Ctrl-C, SIGTERM):
+    SQLite/DuckDB interrupt, PostgreSQL cancel request, MySQL/MariaDB KILL QUERY from a second connection."""
+    for session in list(_ACTIVE):
+        try:
+            raw = session.conn.connection.dbapi_connection
+            name = session.conn.dialect.name
+            if name in ("sqlite", "duckdb"):
+                raw.interrupt()
+            elif name == "postgresql":
+                raw.cancel()
+            elif name == "mysql":
+                with session.source.engine(read_only=False).connect() as killer:
+                    killer.exec_driver_sql(f"KILL QUERY {int(raw.thread_id())}")
+        except Exception:  # stopping anyway: one failed cancel must not keep the others
+            continue
 
 
 def dispose_all() -> None:

@@ -62,4 +62,5 @@ def connector_shutdown():
 
     engines = sys.modules.get("analytics_acp_databases.engines")
     if engines is not None:
+        engines.cancel_running()  # a query in flight is stopped at the database, not left running
         engines.dispose_all()

@@ -1,0 +1,96 @@
+"""Ctrl-C / SIGTERM while a query runs (issue 15.2): `analytics-acp serve databases` exits promptly and
+the query is cancelled at the database (PostgreSQL cancel, MariaDB KILL QUERY). Real processes, real
+signals; every wait is bounded and on an observable event (the query seen running, the exit)."""
+
+from __future__ import annotations
+
+import json
+import signal
+import subprocess
+import sys
+import threading
+import uuid
+
+import pytest
+import sqlalchemy as sa
+
+pytestmark = pytest.mark.services
+
+
+def _serve():
+    return subprocess.Popen([sys.executable, "-m", "analytics_acp", "serve", "databases"], stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+
+
+def _start_call(proc, credentials: dict, sql: str) -> None:
+    init = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "clientInfo": {"name": "t", "version": "1"},
+        "capabilities": {"experimental": {"acp": {"version": "1.0"}}}}}
+    proc.stdin.write(json.dumps(init) + "\n")
+    proc.stdin.flush()
+    assert json.loads(proc.stdout.readline())["id"] == 1
+    proc.stdin.write(json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}) + "\n")
+    call = {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
+        "name": "execute_sql", "arguments": {"sql": sql, "resource_id": "test"}, "_meta": {"acp": {"credentials": credentials}}}}
+    proc.stdin.write(json.dumps(call) + "\n")
+    proc.stdin.flush()
+
+
+def _until(check, what: str, tries: int = 600) -> None:
+    """Bounded wait for an observable condition (not a timed assertion)."""
+    for _ in range(tries):
+        if check():
+            return
+        threading.Event().wait(0.05)
+    raise AssertionError(f"never happened: {what}")
+
+
+def _stop_while_running(signum, credentials, sql, running) -> None:
+    proc = _serve()
+    try:
+        _start_call(proc, credentials, sql)
+        _until(running, "the query running at the database")
+        proc.send_signal(signum)
+        assert proc.wait(timeout=30) == 128 + signum
+        _until(lambda: not running(), "the query cancelled at the database", tries=200)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+
+
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
+def test_postgresql_query_cancelled_on_stop(need, signum):
+    need(5432, "PostgreSQL")
+    marker = f"acp_stop_{uuid.uuid4().hex[:8]}"
+    admin = sa.create_engine("postgresql+psycopg://postgres@127.0.0.1:5432/test")
+
+    def running() -> bool:
+        with admin.connect() as conn:
+            return bool(conn.exec_driver_sql(
+                "SELECT count(*) FROM pg_stat_activity WHERE query LIKE %(q)s AND pid <> pg_backend_pid() AND state = 'active'",
+                {"q": f"%{marker}%"}).scalar())
+
+    creds = {"type": "server", "dialect": "postgresql", "host": "127.0.0.1", "user": "postgres", "database": "test"}
+    try:
+        _stop_while_running(signum, creds, f"SELECT count(*) AS n FROM generate_series(1, 100000000000) AS {marker}", running)
+    finally:
+        admin.dispose()
+
+
+def test_mariadb_query_killed_on_stop(need):
+    need(3306, "MariaDB")
+    marker = f"acp_stop_{uuid.uuid4().hex[:8]}"
+    admin = sa.create_engine("mysql+pymysql://root@127.0.0.1:3306/test")
+
+    def running() -> bool:
+        with admin.connect() as conn:
+            return bool(conn.exec_driver_sql(
+                "SELECT count(*) FROM information_schema.processlist WHERE info LIKE %s AND command = 'Query' "
+                "AND id <> CONNECTION_ID()", (f"%{marker}%",)).scalar())
+
+    creds = {"type": "server", "dialect": "mariadb", "host": "127.0.0.1", "user": "root", "database": "test"}
+    try:
+        _stop_while_running(signal.SIGINT, creds, f"SELECT SLEEP(120) AS {marker}", running)
+    finally:
+        admin.dispose()

@@ -1,0 +1,36 @@
+"""Ctrl-C and SIGTERM end a stdio server promptly, busy or idle (issue 15.2).
+
+The stdio transport reads stdin in a worker thread and a tool runs in another, so the event
+loop's own cancellation waits for both. Instead the signal runs the connector's shutdown (which
+cancels queries in flight at the database), removes the private temp folder, and exits; a timer
+bounds it all.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import threading
+from collections.abc import Callable
+
+STOP_BOUND_S = 10.0  # the longest a stop may take before the process exits regardless
+
+
+def install_stop_handlers(stop: Callable[[], None]) -> None:
+    """On SIGINT/SIGTERM: run ``stop`` (bounded), remove this process's private temp dir, exit 128+signal."""
+
+    def handler(signum: int, _frame: object) -> None:
+        code = 128 + signum
+        threading.Timer(STOP_BOUND_S, os._exit, args=(code,)).start()
+        try:
+            stop()
+        finally:
+            from . import dirs
+
+            if dirs._private_tmp is not None:
+                shutil.rmtree(dirs._private_tmp, ignore_errors=True)
+            os._exit(code)
+
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(sig, handler)
