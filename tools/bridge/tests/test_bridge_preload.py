@@ -2,8 +2,11 @@
 (preload.py): the first query reuses that table (no CSV load) and sees exactly what loading the CSV
 gives; past the budget, for inline tables and for copies, the CSV is loaded as before."""
 
+import os
 import shutil
+import tempfile
 from functools import partial
+from pathlib import Path
 
 from analytics_acp.tablefile import file_uri, write_table_file
 from analytics_acp_bridge import preload
@@ -58,6 +61,7 @@ def test_bridge_preload_serves_the_first_query_with_the_csv_table(tmp_path):
     assert cache.preloaded == 1 and cache.loads == 0  # the first query did not read the CSV
     from_csv = _all_rows(store, dataset_id, None)
     assert len(preloaded) == 12_000 and preloaded == from_csv
+    assert not list(Path(tempfile.gettempdir()).glob(f"acp-preload-{os.getpid()}-*"))  # nothing left behind
     assert {r["typeof(id)"] for r in from_csv} == {"integer", "real"}  # the typed and the text path both ran
     assert {r["typeof(amount)"] for r in from_csv} == {"real", "null", "text"}
 

@@ -4,10 +4,11 @@ The first acp_query over a fresh dataset used to read the CSV back and insert ev
 SQLite (seconds for 1M rows). When an extraction arrives as a table file (8.5), a worker process
 (``python -m analytics_acp_bridge.tableload``) reads the same file, handed over as an open file
 descriptor, and builds the typed SQLite table on the other core while the bridge writes the CSV;
-it sends the database back as SQLite's serialized image, which becomes the cache entry of the
-CSV's identity (querycache.py), exactly as if the first query had loaded the CSV. A process, not
+it writes the table to a temporary SQLite file that the bridge copies page by page into the
+cache entry of the CSV's identity (querycache.py), exactly as if the first query had loaded the CSV. A process, not
 a thread: SQLite releases the GIL around every inserted row and the CSV writer is Python code,
-so a loader thread stalls both (measured: the writer 2.7x slower).
+so a loader thread stalls both (measured: the writer 2.7x slower). The worker runs at nice 10: it
+uses the core the bridge leaves idle and yields it to anything else.
 
 The table is the one loading the CSV gives (tableload.py). Bounded: the worker stops when the table outgrows the cache budget (the dataset then keeps
 today's path). Inline tables, one-time HTTP URLs, query results, hand-dropped CSVs and copies
@@ -16,10 +17,12 @@ keep today's path (loaded on first query).
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sqlite3
 import subprocess
 import sys
+import tempfile
 import threading
 from pathlib import Path
 from typing import Any
@@ -40,9 +43,11 @@ class Preload:
         self._key: tuple[Any, ...] | None = None
         self._settled = threading.Event()  # complete() or abort() was called
         self._failed = False
+        out_fd, self._out = tempfile.mkstemp(prefix=f"acp-preload-{os.getpid()}-", suffix=".sqlite")
+        os.close(out_fd)
         fd = os.open(source, os.O_RDONLY)  # before the bridge reads (and deletes) the file
         try:
-            spec = {"table": dataset_id, "names": [str(h["name"]) for h in headers],
+            spec = {"table": dataset_id, "names": [str(h["name"]) for h in headers], "out": self._out,
                     "kinds": [h.get("type") or "string" for h in headers], "fd": fd, "budget": cache.budget}
             self._proc = subprocess.Popen(
                 [sys.executable, "-m", "analytics_acp_bridge.tableload"], stdin=subprocess.PIPE,
@@ -73,23 +78,23 @@ class Preload:
 
     def _run(self, spec: bytes) -> None:
         try:
-            image, _ = self._proc.communicate(spec)  # blocks in the OS: the GIL is free meanwhile
+            self._proc.communicate(spec)  # blocks in the OS: the GIL is free meanwhile
             self._settled.wait()
             if self._proc.returncode != 0 or self._failed or self._key is None:
                 return
-            source = sqlite3.connect(":memory:")
+            source = sqlite3.connect(f"file:{self._out}?mode=ro", uri=True)
             try:
-                source.deserialize(image)
-                del image
                 uri = memdb_uri()
                 keeper = sqlite3.connect(uri, uri=True, check_same_thread=False)
-                source.backup(keeper)  # into a shared memdb database the queries ATTACH
+                source.backup(keeper)  # page by page into a shared memdb database the queries ATTACH
             finally:
                 source.close()
             self.cache.adopt(self._key, uri, keeper, self.table, self)
         except (OSError, sqlite3.Error):
             pass  # the first query loads the CSV as before
         finally:
+            with contextlib.suppress(OSError):
+                os.unlink(self._out)
             if self._key is not None:
                 self.cache.forget(self._key, self)
             self.done.set()

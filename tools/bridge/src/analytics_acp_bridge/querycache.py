@@ -153,6 +153,8 @@ class TableCache:
             if key in self._entries or not os.path.exists(key[0]):
                 keeper.close()
                 return
+            for stale in [k for k in self._entries if not os.path.exists(k[0])]:  # deleted datasets
+                self._entries.pop(stale).keeper.close()
             self._entries[key] = _Entry(uri=uri, keeper=keeper, size=db_bytes(keeper), table=table)
             self.preloaded += 1
             self._trim()

@@ -10,7 +10,9 @@ non-empty text for TEXT), which SQLite stores identically and faster. This modul
 
 from __future__ import annotations
 
+import contextlib
 import math
+import os
 import sqlite3
 import sys
 from itertools import islice, repeat
@@ -103,9 +105,11 @@ class TableLoader:
 
 
 def worker() -> int:
-    """``python -m analytics_acp_bridge.tableload``: spec on stdin, the serialized database on stdout."""
+    """``python -m analytics_acp_bridge.tableload``: spec on stdin; the table goes to the SQLite file ``out``."""
     from analytics_acp.tablefile import iter_file_rows
 
+    with contextlib.suppress(OSError, AttributeError):
+        os.nice(10)  # spare CPU only: the bridge writing the CSV (and everything else) goes first
     spec = orjson.loads(sys.stdin.buffer.read())
     conn = sqlite3.connect(":memory:")
     conn.execute("PRAGMA journal_mode=OFF")
@@ -116,8 +120,11 @@ def worker() -> int:
         if _db_bytes(conn) > spec["budget"]:
             return OVER_BUDGET
     conn.commit()
-    sys.stdout.buffer.write(conn.serialize())
-    sys.stdout.buffer.flush()
+    disk = sqlite3.connect(spec["out"])  # a file, not a pipe: the bridge copies pages, never a whole image
+    try:
+        conn.backup(disk)
+    finally:
+        disk.close()
     return 0
 
 
