@@ -7,8 +7,9 @@ descriptor, and builds the typed SQLite table on the other core while the bridge
 it writes the table to a temporary SQLite file that the bridge copies page by page into the
 cache entry of the CSV's identity (querycache.py), exactly as if the first query had loaded the CSV. A process, not
 a thread: SQLite releases the GIL around every inserted row and the CSV writer is Python code,
-so a loader thread stalls both (measured: the writer 2.7x slower). The worker runs at nice 10: it
-uses the core the bridge leaves idle and yields it to anything else.
+so a loader thread stalls both (measured: the writer 2.7x slower). The worker runs at normal
+priority on the core the bridge leaves idle while it writes the CSV (measured on a machine loaded by
+other jobs: at nice 10 it got so little CPU that the first query waited longer than a CSV load).
 
 The table is the one loading the CSV gives (tableload.py). Bounded: the worker stops when the table outgrows the cache budget (the dataset then keeps
 today's path). Inline tables, one-time HTTP URLs, query results, hand-dropped CSVs and copies

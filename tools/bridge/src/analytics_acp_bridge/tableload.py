@@ -10,9 +10,7 @@ non-empty text for TEXT), which SQLite stores identically and faster. This modul
 
 from __future__ import annotations
 
-import contextlib
 import math
-import os
 import sqlite3
 import sys
 from itertools import islice, repeat
@@ -108,8 +106,6 @@ def worker() -> int:
     """``python -m analytics_acp_bridge.tableload``: spec on stdin; the table goes to the SQLite file ``out``."""
     from analytics_acp.tablefile import iter_file_rows
 
-    with contextlib.suppress(OSError, AttributeError):
-        os.nice(10)  # spare CPU only: the bridge writing the CSV (and everything else) goes first
     spec = orjson.loads(sys.stdin.buffer.read())
     conn = sqlite3.connect(":memory:")
     conn.execute("PRAGMA journal_mode=OFF")
