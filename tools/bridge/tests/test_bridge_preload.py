@@ -81,3 +81,10 @@ def test_bridge_preload_skips_inline_tables_and_copies(tmp_path):
     copied = store.dir / "copy_x.csv"  # a hand-dropped CSV: today's path
     shutil.copyfile(store.dir / f"{dataset_id}.csv", copied)
     assert len(_all_rows(store, "copy_x", cache)) == 300 and cache.loads == 2
+
+
+def test_bridge_preload_can_be_turned_off(tmp_path, monkeypatch):
+    monkeypatch.setenv(preload.ENV_PRELOAD, "0")
+    store, cache = DatasetStore(tmp_path / "p"), TableCache()
+    dataset_id = _extract(tmp_path, store, cache, 500)
+    assert len(_all_rows(store, dataset_id, cache)) == 500 and cache.preloaded == 0 and cache.loads == 1

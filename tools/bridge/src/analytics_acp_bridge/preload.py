@@ -32,8 +32,10 @@ import orjson
 
 from .querycache import TableCache, identity, memdb_uri
 
-
 # --- the bridge side ------------------------------------------------------------------------------
+ENV_PRELOAD = "ACP_BRIDGE_PRELOAD"  # "0": no worker; the first query loads the CSV as before
+
+
 class Preload:
     """One worker loading a dataset; ``complete``/``abort`` come from the CSV writer (store.py)."""
 
@@ -104,6 +106,8 @@ class Preload:
 def start(cache: TableCache, dataset_id: str, headers: list[dict[str, Any]], source: Path) -> Preload | None:
     """A worker loading ``source`` (a table file) for a dataset about to be written; None if not applicable."""
     if cache.budget <= 0 or not headers or sys.platform == "win32":  # win32: no fd passing by number
+        return None
+    if os.environ.get(ENV_PRELOAD, "1").strip() == "0":  # a busy small machine may want its core back
         return None
     try:
         return Preload(cache, dataset_id, headers, source)
