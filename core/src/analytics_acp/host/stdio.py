@@ -46,12 +46,43 @@ def parse_line(line: bytes) -> SessionMessage | Exception:
         return exc
 
 
+# Process ids (= process groups) of the servers this process started and has not stopped yet: a host
+# that is stopped by a signal stops them too (issue 15.2), synchronously, from its signal handler.
+LIVE_SERVERS: set[int] = set()
+
+
+def stop_live_servers(bound_s: float = 8.0) -> None:
+    """SIGTERM every live server's process group, wait (bounded) for them to exit, SIGKILL the rest."""
+    import time
+
+    pids = list(LIVE_SERVERS)
+    for pid in pids:
+        with suppress(OSError):
+            os.killpg(pid, signal.SIGTERM)  # each server cancels its own queries (stopping.py)
+    deadline = time.monotonic() + bound_s
+    waiting = set(pids)
+    while waiting and time.monotonic() < deadline:
+        for pid in list(waiting):
+            try:
+                done, _ = os.waitpid(pid, os.WNOHANG)
+            except ChildProcessError:
+                done = pid
+            if done:
+                waiting.discard(pid)
+        if waiting:
+            time.sleep(0.02)
+    for pid in waiting:
+        with suppress(OSError):
+            os.killpg(pid, signal.SIGKILL)
+
+
 @asynccontextmanager
 async def stdio_transport(
     command: list[str], *, env: dict[str, str] | None = None, cwd: str | None = None, errlog: TextIO | None = None
 ) -> AsyncIterator[tuple[Any, Any]]:
     """Spawn ``command`` (own process group) and yield the (read, write) streams a ClientSession takes."""
     process = await anyio.open_process(command, env=env, cwd=cwd, stderr=errlog or sys.stderr, start_new_session=True)
+    LIVE_SERVERS.add(process.pid)
     stdout, stdin = process.stdout, process.stdin
     assert stdout is not None and stdin is not None  # open_process pipes both by default
     read_writer, read_stream = anyio.create_memory_object_stream[SessionMessage | Exception](0)
@@ -91,6 +122,7 @@ async def stdio_transport(
         finally:
             with anyio.CancelScope(shield=True):
                 await _stop(process)
+                LIVE_SERVERS.discard(process.pid)
                 with suppress(OSError, anyio.BrokenResourceError, anyio.ClosedResourceError):
                     await stdout.aclose()
             tg.cancel_scope.cancel()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import os
@@ -183,6 +184,17 @@ class Bridge:
                 routes[route.public] = route
                 tools.append(wire)
         self.routes, self.tools = routes, tools
+
+    def stop_now(self) -> None:
+        """Stop by signal (Ctrl-C, SIGTERM; issue 15.2), synchronously: the ACP servers get SIGTERM (each
+        cancels its queries at the database), a dataset being written is dropped, temp files removed."""
+        from analytics_acp.host.stdio import stop_live_servers
+
+        stop_live_servers()
+        for tmp_csv in list(self.store.writing):
+            with contextlib.suppress(OSError):
+                os.unlink(tmp_csv)
+        shutil.rmtree(self.tmp, ignore_errors=True)
 
     async def aclose(self) -> None:
         """Stop every server and remove the bridge's temp folder."""

@@ -7,6 +7,7 @@ from typing import Any
 
 import anyio
 import mcp_types as types
+from analytics_acp.stopping import install_stop_handlers
 from mcp.server.lowlevel import Server
 
 from . import __version__
@@ -46,6 +47,7 @@ async def serve_stdio(paths: Paths) -> None:
     from mcp.server.stdio import stdio_server
 
     bridge = Bridge(paths)
+    install_stop_handlers(bridge.stop_now)  # Ctrl-C / SIGTERM: prompt, idle or busy (issue 15.2)
     # Every log record leaving this process is scrubbed (16.8), whichever library wrote it.
     scrub = RedactingFilter(bridge.log_redactor)
     for handler in [*logging.getLogger().handlers, logging.lastResort]:

@@ -123,6 +123,7 @@ class DatasetStore:
         self.files_dir = self.dir / FILES_DIR
         self._lock = threading.Lock()
         self._reserved: set[str] = set()
+        self.writing: set[str] = set()  # temp CSVs being written (a stop by signal removes them: no partial dataset)
         self._inferred: dict[Path, tuple[tuple[int, int], dict[str, Any]]] = {}
 
     # ----- ids -----
@@ -167,6 +168,7 @@ class DatasetStore:
         typed = [{"name": str(h["name"]), "type": h.get("type") or "string"} for h in headers]
         loader = preload(dataset_id, typed) if preload is not None and final_headers is None else None
         fd, tmp_csv = tempfile.mkstemp(dir=self.dir, prefix=f".{dataset_id}.", suffix=".csv.tmp")
+        self.writing.add(tmp_csv)
         count = 0
         try:
             with os.fdopen(fd, "w", encoding="utf-8", newline="", buffering=WRITE_BUFFER) as handle:
@@ -196,6 +198,7 @@ class DatasetStore:
             raise
         finally:
             self._reserved.discard(dataset_id)
+            self.writing.discard(tmp_csv)
         return count
 
     def save_file(self, source: Path) -> tuple[str, int]:

@@ -1,0 +1,72 @@
+"""Ctrl-C / SIGTERM to the bridge during an extraction (issue 15.2): it exits promptly, its ACP server
+is stopped and cancels the query at the database, and no partial dataset is left in acp-data/.
+A real bridge process and real signals; every wait is bounded and on an observable event."""
+
+from __future__ import annotations
+
+import json
+import signal
+import subprocess
+import sys
+import threading
+import uuid
+
+import pytest
+
+sa = pytest.importorskip("sqlalchemy")
+pytestmark = pytest.mark.services
+
+
+def _until(check, what: str, tries: int = 1200) -> None:
+    for _ in range(tries):
+        if check():
+            return
+        threading.Event().wait(0.05)
+    raise AssertionError(f"never happened: {what}")
+
+
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
+def test_bridge_stops_mid_extraction(tmp_path, write_sources, signum):
+    import socket
+
+    try:
+        socket.create_connection(("127.0.0.1", 5432), timeout=1).close()
+    except OSError:
+        pytest.skip("PostgreSQL is not running on 127.0.0.1:5432")
+    marker = f"acp_stop_{uuid.uuid4().hex[:8]}"
+    project = tmp_path / "p"
+    write_sources(project / "sources.json", {"sources": [{"id": "pg", "acp": "databases", "default_resource_id": "test",
+        "credentials": {"type": "server", "dialect": "postgresql", "host": "127.0.0.1", "user": "postgres", "database": "test"}}]})
+    admin = sa.create_engine("postgresql+psycopg://postgres@127.0.0.1:5432/test")
+
+    def running() -> bool:
+        with admin.connect() as conn:
+            return bool(conn.exec_driver_sql(
+                "SELECT count(*) FROM pg_stat_activity WHERE query LIKE %(q)s AND pid <> pg_backend_pid() AND state = 'active'",
+                {"q": f"%{marker}%"}).scalar())
+
+    proc = subprocess.Popen([sys.executable, "-m", "analytics_acp_bridge", "--project", str(project)], cwd=project,
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    try:
+        init = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-11-25", "clientInfo": {"name": "t", "version": "1"}, "capabilities": {}}}
+        proc.stdin.write(json.dumps(init) + "\n")
+        proc.stdin.flush()
+        assert json.loads(proc.stdout.readline())["id"] == 1
+        proc.stdin.write(json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}) + "\n")
+        sql = f"SELECT g AS n FROM generate_series(1, 100000000000) AS {marker}(g) WHERE g % 1000000000000 = 1"
+        proc.stdin.write(json.dumps({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+                                     "params": {"name": "pg__execute_sql", "arguments": {"sql": sql}}}) + "\n")
+        proc.stdin.flush()
+        _until(running, "the extraction running at the database")
+        proc.send_signal(signum)
+        assert proc.wait(timeout=30) == 128 + signum
+        _until(lambda: not running(), "the query cancelled at the database", tries=300)
+        data = project / "acp-data"
+        left = sorted(p.name for p in data.iterdir()) if data.exists() else []
+        assert not [name for name in left if name.endswith((".csv", ".tmp", ".meta.json"))], left
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        admin.dispose()
