@@ -36,8 +36,8 @@ def _start_call(proc, credentials: dict, sql: str) -> None:
     proc.stdin.flush()
 
 
-def _until(check, what: str, tries: int = 600) -> None:
-    """Bounded wait for an observable condition (not a timed assertion)."""
+def _until(check, what: str, tries: int = 2400) -> None:
+    """Bounded wait for an observable condition (not a timed assertion; generous, CI runs under load)."""
     for _ in range(tries):
         if check():
             return
@@ -49,14 +49,32 @@ def _stop_while_running(signum, credentials, sql, running) -> None:
     proc = _serve()
     try:
         _start_call(proc, credentials, sql)
-        _until(running, "the query running at the database")
+        answers: list[str] = []  # an answer before the query is seen running means it failed: show it
+        threading.Thread(target=lambda: answers.extend(proc.stdout), daemon=True).start()
+
+        def seen_running() -> bool:
+            assert not answers, f"the call answered before its query was seen running: {answers[0][:500]}"
+            return running()
+
+        _until(seen_running, "the query running at the database")
         proc.send_signal(signum)
         assert proc.wait(timeout=30) == 128 + signum
-        _until(lambda: not running(), "the query cancelled at the database", tries=200)
+        _until(lambda: not running(), "the query cancelled at the database", tries=600)
     finally:
         if proc.poll() is None:
             proc.kill()
             proc.wait()
+
+
+def pg_extraction_running(admin, since, marker: str) -> bool:
+    """Whether the connector's query is running at PostgreSQL. It streams through a server-side cursor, so
+    while it runs pg_stat_activity shows ``FETCH FORWARD n FROM "c_..."``, not the SQL: the backend is found
+    by the connector's application_name and a start after ``since``."""
+    with admin.connect() as conn:
+        return bool(conn.exec_driver_sql(
+            "SELECT count(*) FROM pg_stat_activity WHERE application_name = 'analytics-acp-databases' "
+            "AND backend_start >= %(t)s AND state = 'active' AND (query LIKE 'FETCH%%' OR query LIKE %(q)s)",
+            {"t": since, "q": f"%{marker}%"}).scalar())
 
 
 @pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
@@ -64,16 +82,13 @@ def test_postgresql_query_cancelled_on_stop(need, signum):
     need(5432, "PostgreSQL")
     marker = f"acp_stop_{uuid.uuid4().hex[:8]}"
     admin = sa.create_engine("postgresql+psycopg://postgres@127.0.0.1:5432/test")
-
-    def running() -> bool:
-        with admin.connect() as conn:
-            return bool(conn.exec_driver_sql(
-                "SELECT count(*) FROM pg_stat_activity WHERE query LIKE %(q)s AND pid <> pg_backend_pid() AND state = 'active'",
-                {"q": f"%{marker}%"}).scalar())
+    with admin.connect() as conn:
+        since = conn.exec_driver_sql("SELECT now()").scalar()
 
     creds = {"type": "server", "dialect": "postgresql", "host": "127.0.0.1", "user": "postgres", "database": "test"}
     try:
-        _stop_while_running(signum, creds, f"SELECT count(*) AS n FROM generate_series(1, 100000000000) AS {marker}", running)
+        _stop_while_running(signum, creds, f"SELECT count(*) AS n FROM generate_series(1, 100000000000) AS {marker}",
+                            lambda: pg_extraction_running(admin, since, marker))
     finally:
         admin.dispose()
 

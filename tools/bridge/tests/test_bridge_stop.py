@@ -17,7 +17,8 @@ sa = pytest.importorskip("sqlalchemy")
 pytestmark = pytest.mark.services
 
 
-def _until(check, what: str, tries: int = 1200) -> None:
+def _until(check, what: str, tries: int = 2400) -> None:
+    """Bounded wait for an observable condition (not a timed assertion; generous, CI runs under load)."""
     for _ in range(tries):
         if check():
             return
@@ -38,15 +39,21 @@ def test_bridge_stops_mid_extraction(tmp_path, write_sources, signum):
     write_sources(project / "sources.json", {"sources": [{"id": "pg", "acp": "databases", "default_resource_id": "test",
         "credentials": {"type": "server", "dialect": "postgresql", "host": "127.0.0.1", "user": "postgres", "database": "test"}}]})
     admin = sa.create_engine("postgresql+psycopg://postgres@127.0.0.1:5432/test")
+    with admin.connect() as conn:
+        since = conn.exec_driver_sql("SELECT now()").scalar()
 
     def running() -> bool:
+        # The connector streams through a server-side cursor: while the query runs, pg_stat_activity shows
+        # `FETCH FORWARD n FROM "c_..."`, not the SQL, so its backend is found by application_name and start.
         with admin.connect() as conn:
             return bool(conn.exec_driver_sql(
-                "SELECT count(*) FROM pg_stat_activity WHERE query LIKE %(q)s AND pid <> pg_backend_pid() AND state = 'active'",
-                {"q": f"%{marker}%"}).scalar())
+                "SELECT count(*) FROM pg_stat_activity WHERE application_name = 'analytics-acp-databases' "
+                "AND backend_start >= %(t)s AND state = 'active' AND (query LIKE 'FETCH%%' OR query LIKE %(q)s)",
+                {"t": since, "q": f"%{marker}%"}).scalar())
 
+    log = tmp_path / "bridge.log"
     proc = subprocess.Popen([sys.executable, "-m", "analytics_acp_bridge", "--project", str(project)], cwd=project,
-                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=log.open("w"), text=True)
     try:
         init = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
             "protocolVersion": "2025-11-25", "clientInfo": {"name": "t", "version": "1"}, "capabilities": {}}}
@@ -58,10 +65,18 @@ def test_bridge_stops_mid_extraction(tmp_path, write_sources, signum):
         proc.stdin.write(json.dumps({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
                                      "params": {"name": "pg__execute_sql", "arguments": {"sql": sql}}}) + "\n")
         proc.stdin.flush()
-        _until(running, "the extraction running at the database")
+        answers: list[str] = []  # an answer before the query is seen running means it failed: show it
+        threading.Thread(target=lambda: answers.extend(proc.stdout), daemon=True).start()
+
+        def seen_running() -> bool:
+            assert not answers, (f"the call answered before its query was seen running: {answers[0][:500]}\n"
+                                 f"bridge log: {log.read_text()[-2000:]}")
+            return running()
+
+        _until(seen_running, "the extraction running at the database")
         proc.send_signal(signum)
         assert proc.wait(timeout=30) == 128 + signum
-        _until(lambda: not running(), "the query cancelled at the database", tries=300)
+        _until(lambda: not running(), "the query cancelled at the database", tries=600)
         data = project / "acp-data"
         left = sorted(p.name for p in data.iterdir()) if data.exists() else []
         assert not [name for name in left if name.endswith((".csv", ".tmp", ".meta.json"))], left
