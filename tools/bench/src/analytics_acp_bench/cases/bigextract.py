@@ -12,7 +12,7 @@ the shell quotes any cell with a space or non-ASCII text, Python's csv only when
 The bench data holds neither (see fixtures/benchdb.py), so the bytes are expected to match.
 
 A 10-row extraction runs untimed first (lazy imports are case 4's cost). Peak RSS of the bridge and of the connector are polled with psutil every 50 ms during the
-calls (``*_peak_rss_mb``) and read from the kernel's VmHWM at the end (``*_vm_hwm_mb``).
+calls (``*_peak_rss_mib``) and read from the kernel's VmHWM at the end (``*_vm_hwm_mib``).
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from ..fixtures.benchdb import TABLE, shared_db
-from ..fixtures.bridgehost import SOURCE, BridgeHost, PeakRss, vm_hwm_mb
+from ..fixtures.bridgehost import SOURCE, BridgeHost, PeakRss, vm_hwm_mib
 from ..fixtures.stdio import StdioHost
 from ..runner import Case
 
@@ -116,13 +116,13 @@ class BigExtract:
 
     def extra(self) -> dict[str, Any]:
         facts = dict(self.facts)
-        facts["bridge_peak_rss_mb"] = round(self.peaks["bridge"], 1)
-        facts["connector_peak_rss_mb"] = round(self.peaks["connector"], 1)
-        facts["bridge_vm_hwm_mb"] = vm_hwm_mb(self.bridge_proc)
-        facts["connector_vm_hwm_mb"] = vm_hwm_mb(self.connector_proc)
-        facts["rss_target_mb"] = 400
+        facts["bridge_peak_rss_mib"] = round(self.peaks["bridge"], 1)
+        facts["connector_peak_rss_mib"] = round(self.peaks["connector"], 1)
+        facts["bridge_vm_hwm_mib"] = vm_hwm_mib(self.bridge_proc)
+        facts["connector_vm_hwm_mib"] = vm_hwm_mib(self.connector_proc)
+        facts["rss_target_mib"] = 400
         facts["rss_met"] = max(self.peaks.values()) <= 400 and all(
-            (v or 0) <= 400 for v in (facts["bridge_vm_hwm_mb"], facts["connector_vm_hwm_mb"])
+            (v or 0) <= 400 for v in (facts["bridge_vm_hwm_mib"], facts["connector_vm_hwm_mib"])
         )
         return facts
 

@@ -18,7 +18,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from ..fixtures.bridgehost import SOURCE, BridgeHost, PeakRss, vm_hwm_mb
+from ..fixtures.bridgehost import SOURCE, BridgeHost, PeakRss, vm_hwm_mib
 from ..fixtures.stdio import StdioHost
 from ..runner import Case
 
@@ -95,11 +95,11 @@ class BigQueryExtract:
 
     def extra(self) -> dict[str, Any]:
         facts = dict(self.facts)
-        facts["bridge_peak_rss_mb"] = round(self.peaks["bridge"], 1)
-        facts["connector_peak_rss_mb"] = round(self.peaks["connector"], 1)
-        facts["connector_vm_hwm_mb"] = vm_hwm_mb(self.connector_proc)
-        facts["rss_target_mb"] = 400
-        facts["rss_met"] = self.peaks["connector"] <= 400 and (facts["connector_vm_hwm_mb"] or 0) <= 400
+        facts["bridge_peak_rss_mib"] = round(self.peaks["bridge"], 1)
+        facts["connector_peak_rss_mib"] = round(self.peaks["connector"], 1)
+        facts["connector_vm_hwm_mib"] = vm_hwm_mib(self.connector_proc)
+        facts["rss_target_mib"] = 400
+        facts["rss_met"] = self.peaks["connector"] <= 400 and (facts["connector_vm_hwm_mib"] or 0) <= 400
         return facts
 
     def teardown(self) -> None:
