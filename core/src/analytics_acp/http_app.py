@@ -8,6 +8,7 @@ Request bodies are never logged (they carry credentials).
 
 from __future__ import annotations
 
+import contextlib
 import hmac
 import ipaddress
 import json
@@ -15,7 +16,7 @@ import os
 import secrets
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -216,6 +217,19 @@ def build_http_app(acp: AcpServer, *, host: str = "127.0.0.1", port: int = 7413,
     return BearerGuard(app, token) if token else app
 
 
+def _signal_free_server_class() -> Any:
+    import uvicorn
+
+    class SignalFreeServer(uvicorn.Server):
+        """uvicorn without its own SIGINT/SIGTERM capture (stopping.py owns the signals)."""
+
+        @contextlib.contextmanager
+        def capture_signals(self) -> Iterator[None]:
+            yield
+
+    return SignalFreeServer
+
+
 def serve_http(acp: AcpServer, *, host: str = "127.0.0.1", port: int | None = None, token: str | None = None) -> None:
     """Run the HTTP transport with uvicorn (blocking). Port: --port, else ACP_PORT, else 7413."""
     import uvicorn
@@ -230,8 +244,16 @@ def serve_http(acp: AcpServer, *, host: str = "127.0.0.1", port: int | None = No
     app = build_http_app(acp, host=host, port=port, token=token)
     config = uvicorn.Config(app, host=host, port=port, log_level="warning", access_log=False, lifespan="on")
     sock = bind_socket(host, port)
+    server = uvicorn.Server(config)
+    if threading.current_thread() is threading.main_thread():
+        # Ctrl-C / SIGTERM stop as over stdio (issue 15.2): uvicorn's graceful shutdown would wait for
+        # a running request, so the stop handlers cancel queries in flight and exit 128 + signal.
+        from .stopping import install_stop_handlers
+
+        install_stop_handlers(acp.shutdown)
+        server = _signal_free_server_class()(config)
     try:
-        uvicorn.Server(config).run(sockets=[sock])
+        server.run(sockets=[sock])
     finally:
         sock.close()
         acp.shutdown()

@@ -1,9 +1,9 @@
-"""Ctrl-C and SIGTERM end a stdio server promptly, busy or idle (issue 15.2).
+"""Ctrl-C and SIGTERM end a server promptly, busy or idle (issue 15.2), over stdio or HTTP.
 
-The stdio transport reads stdin in a worker thread and a tool runs in another, so the event
-loop's own cancellation waits for both. Instead the signal runs the connector's shutdown (which
-cancels queries in flight at the database), removes the private temp folder, and exits; a timer
-bounds it all.
+A tool runs in a worker thread, so the event loop's own cancellation (and uvicorn's graceful
+shutdown, which waits for running requests) would wait for it. Instead the signal runs the
+connector's shutdown (which cancels queries in flight at the database), removes the private temp
+folder, and exits; a timer bounds it all.
 """
 
 from __future__ import annotations

@@ -17,6 +17,7 @@ Engines are cached in memory by a hash of the credentials (10.1.3) and never per
 
 from __future__ import annotations
 
+import logging
 import sqlite3
 import threading
 import time
@@ -33,6 +34,8 @@ from sqlalchemy.exc import NoSuchModuleError
 
 from . import credentials as creds
 from .resource_ids import backend_of, canonical, credential_database
+
+log = logging.getLogger(__name__)
 
 # Explicit, so a frozen build (no entry-point metadata) still finds the DuckDB dialect.
 sa.dialects.registry.register("duckdb", "duckdb_engine", "Dialect")
@@ -369,9 +372,11 @@ def _pg_ident(name: str) -> str:
     return '"' + name.replace('"', '""') + '"'
 
 
-def cancel_running() -> None:
+def cancel_running() -> int:
     """Stop every query in flight at the database (the server is stopping: Ctrl-C, SIGTERM):
-    SQLite/DuckDB interrupt, PostgreSQL cancel request, MySQL/MariaDB KILL QUERY from a second connection."""
+    SQLite/DuckDB interrupt, PostgreSQL cancel request, MySQL/MariaDB KILL QUERY from a second connection.
+    Returns how many were cancelled (logged at INFO)."""
+    cancelled = 0
     for session in list(_ACTIVE):
         try:
             raw = session.conn.connection.dbapi_connection
@@ -383,8 +388,14 @@ def cancel_running() -> None:
             elif name == "mysql":
                 with session.source.engine(read_only=False).connect() as killer:
                     killer.exec_driver_sql(f"KILL QUERY {int(raw.thread_id())}")
+            else:
+                continue
+            cancelled += 1
         except Exception:  # stopping anyway: one failed cancel must not keep the others
             continue
+    if cancelled:
+        log.info("stopping: cancelled %d %s in flight", cancelled, "query" if cancelled == 1 else "queries")
+    return cancelled
 
 
 def dispose_all() -> None:

@@ -8,6 +8,7 @@ them to the file as they come. The generator owns the connection and closes it (
 from __future__ import annotations
 
 import datetime as dt
+import logging
 import weakref
 from collections.abc import Iterator
 from typing import Any
@@ -23,6 +24,8 @@ from .engines import USER_SQL, Session, open_read
 from .readonly import CheckedQuery, check_sql
 from .resource_ids import Target, credential_database, parse_target, sqlglot_dialect
 from .sqlerrors import map_error
+
+log = logging.getLogger(__name__)
 
 BATCH_ROWS = 2000
 SQL_IN_DESCRIPTION = 500
@@ -65,6 +68,7 @@ def run_execute_sql(arguments: dict[str, Any], ctx: CallContext) -> Extraction:
     try:
         stream = not (checked.explain and session.backend == "postgresql")  # DECLARE CURSOR cannot hold EXPLAIN
         conn = session.conn.execution_options(no_parameters=True, stream_results=stream, max_row_buffer=BATCH_ROWS, **{USER_SQL: True})
+        log.debug("running the model's SQL on %s", session.backend)  # never the SQL text (it may quote data)
         result = conn.exec_driver_sql(checked.sql)
         if not result.returns_rows:
             raise InvalidArguments("The statement returned no result set. Send a SELECT query.")
