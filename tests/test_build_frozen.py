@@ -111,7 +111,7 @@ def test_frozen_server_honours_acp_port_and_acp_http_token(tiny, tmp_path):
     proc = subprocess.Popen([str(tiny.folder / "tinyconn-server"), "--http"], cwd=tiny.folder, env=env,
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     try:
-        for _ in range(300):
+        for _ in range(600):  # readiness wait (bounded, generous under load)
             try:
                 socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
                 break

@@ -251,7 +251,7 @@ class FakeSearchConsole:
         try:
             if self.barrier is not None:
                 try:  # only passes when another inspection is in flight at the same time
-                    self.barrier.wait(timeout=5)
+                    self.barrier.wait(timeout=30)
                 except threading.BrokenBarrierError:
                     pass
             if site.host not in url:

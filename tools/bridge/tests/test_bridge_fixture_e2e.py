@@ -202,13 +202,13 @@ async def test_bridge_fixture_servers_that_fail_to_start(tmp_path, fixture_root,
         {"id": "a", "acp": "dies"}, {"id": "b", "acp": "hangs"},
         {"id": "fx", "acp": "fixture", "credentials": {"account": "a", "token": TOKEN_A}},
     ]})
-    async with bridge(project, fixture_root, env={"ACP_BRIDGE_START_TIMEOUT": "5"}) as client:
+    async with bridge(project, fixture_root, env={"ACP_BRIDGE_START_TIMEOUT": "15"}) as client:
         tools = await client.tools()
         assert "fx__whoami" in tools and not any(t.startswith(("a__", "b__")) for t in tools)
         _, report, _ = await client.call_json("acp_sources")
         by_id = {s["id"]: s for s in report["sources"]}
         assert by_id["a"]["status"] == "error" and "did not start" in by_id["a"]["error"]
-        assert by_id["b"]["status"] == "error" and "within 5 s" in by_id["b"]["error"]
+        assert by_id["b"]["status"] == "error" and "within 15 s" in by_id["b"]["error"]
         is_error, who, _ = await client.call_json("fx__whoami")
         assert not is_error and who["account"] == "a"
 
