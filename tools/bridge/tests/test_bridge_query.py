@@ -89,6 +89,13 @@ def test_bridge_query_authorizer_blocks_what_the_parser_misses(store):
         q.check_read_only = original
 
 
+@pytest.mark.parametrize("sql", ["SELEC nonsense", "hello", "SELECT * FORM ventas_x", "1 + 1"])
+def test_bridge_query_invalid_sql_is_invalid_arguments_not_a_write(store, sql):
+    # A typo is not a write attempt: SQLite's own syntax error comes back as ACP_INVALID_ARGUMENTS.
+    with pytest.raises(InvalidArguments, match="SQLite error"):
+        own_tools.query(store, sql)
+
+
 def test_bridge_query_unknown_table_lists_datasets(store):
     with pytest.raises(InvalidArguments, match="ventas_x"):
         own_tools.query(store, "SELECT * FROM nope")

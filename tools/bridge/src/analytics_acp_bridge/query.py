@@ -60,10 +60,17 @@ class QueryResult:
         return [{"name": c, "type": t or "string"} for c, t in zip(self.columns, self.types, strict=True)]
 
 
+WRITE_NODES = (exp.DML, exp.DDL, exp.Command, exp.Pragma)
+# What sqlglot makes of text that is no statement at all (not a write: invalid SQL).
+BARE_EXPRESSIONS = (exp.Column, exp.Alias, exp.Literal, exp.Identifier, exp.Binary, exp.Paren, exp.Func, exp.Neg,
+                    exp.Not, exp.Star, exp.Null, exp.Boolean)
+
+
 def check_read_only(sql: str) -> exp.Expression | None:
     """Raise ACP_READ_ONLY_VIOLATION unless sqlglot parses exactly one SELECT-type statement; returns it.
 
-    None when sqlglot cannot parse the SQL (SQLite decides then; the authorizer still blocks writes).
+    None when sqlglot cannot parse the SQL or reads it as a bare expression, not a statement (SQLite decides
+    then and reports its syntax error; the authorizer still blocks writes).
     """
     try:
         statements = [s for s in sqlglot.parse(sql, read="sqlite") if s is not None]
@@ -73,9 +80,11 @@ def check_read_only(sql: str) -> exp.Expression | None:
         raise ReadOnlyViolation(READ_ONLY_MESSAGE if statements else "The SQL is empty. Write a SELECT.")
     statement = statements[0]
     if not isinstance(statement, exp.Query):  # Select, Union/Intersect/Except; WITH hangs off them
+        if isinstance(statement, BARE_EXPRESSIONS) and not any(isinstance(n, WRITE_NODES) for n in statement.walk()):
+            return None  # a typo like `SELEC x` parses as an expression: SQLite's syntax error says what is wrong
         raise ReadOnlyViolation(READ_ONLY_MESSAGE)
     for node in statement.walk():
-        if isinstance(node, exp.DML | exp.DDL | exp.Command | exp.Pragma):
+        if isinstance(node, WRITE_NODES):
             raise ReadOnlyViolation(READ_ONLY_MESSAGE)
     return statement  # type: ignore[return-value]
 
