@@ -36,6 +36,15 @@ def test_tablefile_ints_beyond_64_bits_stay_exact(tmp_path):
     assert _read(path) == rows * 3
 
 
+def test_tablefile_nan_beside_a_big_int_is_written_null(tmp_path):
+    # orjson writes NaN/Infinity as null; a chunk with an int beyond 64 bits goes through the stdlib
+    # encoder, which would write the invalid JSON literal NaN: the same null either way (8.5 is JSON).
+    rows = [{"big": 2**70, "x": float("nan"), "y": float("inf"), "z": [float("-inf")], "w": 1.5}]
+    path = write_table_file(rows * 2, tmp_path)
+    assert b"NaN" not in path.read_bytes() and b"Infinity" not in path.read_bytes()
+    assert _read(path) == [{"big": 2**70, "x": None, "y": None, "z": [None], "w": 1.5}] * 2
+
+
 @pytest.mark.parametrize("layout", ["one_line", "pretty", "bracket_on_last_line", "layout_then_pretty", "comma_first"])
 def test_tablefile_other_layouts_give_every_row_once(tmp_path, layout):
     rows = ROWS[:50]

@@ -30,6 +30,7 @@ drive letters and UNC shares).
 from __future__ import annotations
 
 import json
+import math
 import os
 import re
 import tempfile
@@ -61,7 +62,19 @@ def dumps(value: Any) -> bytes:
 
 
 def _stdlib_dumps(value: Any) -> bytes:
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"), default=str).encode("utf-8")
+    # NaN/Infinity become null as orjson writes them: the stdlib would write literals that are not JSON.
+    return json.dumps(_finite(value), ensure_ascii=False, separators=(",", ":"), default=str,
+                      allow_nan=False).encode("utf-8")
+
+
+def _finite(value: Any) -> Any:
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, dict):
+        return {key: _finite(item) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [_finite(item) for item in value]
+    return value
 
 
 def results_dir(tmp_dir: Path | str | None = None) -> Path:
