@@ -95,7 +95,9 @@ def test_default_dir_is_acp_tmp_dir():
 
 def test_private_dir_when_no_acp_tmp_dir(monkeypatch):
     monkeypatch.delenv("ACP_TMP_DIR", raising=False)
-    monkeypatch.setattr(tablefile, "_private_dir", None)
+    from analytics_acp import dirs
+
+    monkeypatch.setattr(dirs, "_private_tmp", None)  # the one private folder (dirs.py)
     built = build(rows_gen(3000), inline_max_bytes=1000)
     folder = uri_path(built.system_data["table_uri"]).parent
     assert folder.name.startswith("analytics-acp-") and stat.S_IMODE(folder.stat().st_mode) == 0o700

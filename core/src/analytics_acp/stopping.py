@@ -9,7 +9,6 @@ folder, and exits; a timer bounds it all.
 from __future__ import annotations
 
 import os
-import shutil
 import signal
 import threading
 from collections.abc import Callable
@@ -28,8 +27,7 @@ def install_stop_handlers(stop: Callable[[], None]) -> None:
         finally:
             from . import dirs
 
-            if dirs._private_tmp is not None:
-                shutil.rmtree(dirs._private_tmp, ignore_errors=True)
+            dirs.remove_private_tmp()  # os._exit skips atexit
             os._exit(code)
 
     for sig in (signal.SIGINT, signal.SIGTERM):

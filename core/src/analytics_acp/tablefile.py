@@ -3,8 +3,8 @@
 Servers (results/), hosts (host/, ``runtime.load_host_table``) and the bridge all use it.
 
 A table that does not fit ``inline_max_bytes`` goes to ``<prefix>-<uuid>.json`` in the
-results directory (``BuildSettings.tmp_dir``, else ``ACP_TMP_DIR``, else a private 0700
-``tempfile.mkdtemp(prefix="analytics-acp-")``). The file is written under a hidden
+results directory (``BuildSettings.tmp_dir``, else ``dirs.tmp_dir()``: ``ACP_TMP_DIR`` or the
+process's private 0700 temp dir, removed when the process ends). The file is written under a hidden
 ``.partial`` name (mode 0600) and ``os.replace``'d into place, so a reader never sees half a file.
 
 Layout: one valid JSON array holding exactly the objects ``table`` would hold, with a chunk
@@ -43,13 +43,14 @@ from urllib.parse import unquote, urlparse
 
 import orjson
 
+from . import dirs
+
 CHUNK_ROWS = 2048
 MAX_LINE = 16 * 1024 * 1024  # longer lines go to ijson, so memory stays bounded
 # A run of 19+ digits may exceed 64 bits; translate+find is a fast C-level scan for one.
 _DIGITS = bytes(0x30 if 0x30 <= i <= 0x39 else 0x20 for i in range(256))
 _LONG_RUN = b"0" * 19
 _DRIVE = re.compile(r"^/[A-Za-z]:")
-_private_dir: Path | None = None
 _SAFE_PREFIX = re.compile(r"[^A-Za-z0-9_.-]+")
 
 
@@ -78,16 +79,12 @@ def _finite(value: Any) -> Any:
 
 
 def results_dir(tmp_dir: Path | str | None = None) -> Path:
-    """Directory for table files: the given one, ACP_TMP_DIR, or a private 0700 temp dir."""
-    global _private_dir
-    chosen = tmp_dir or os.environ.get("ACP_TMP_DIR")
-    if chosen:
-        path = Path(chosen)
-        path.mkdir(mode=0o700, parents=True, exist_ok=True)
-        return path
-    if _private_dir is None or not _private_dir.is_dir():
-        _private_dir = Path(tempfile.mkdtemp(prefix="analytics-acp-"))  # mkdtemp: mode 0700
-    return _private_dir
+    """Directory for table files: the given one, else ACP_TMP_DIR or the process's private temp dir (dirs.py)."""
+    if not tmp_dir:
+        return dirs.tmp_dir()
+    path = Path(tmp_dir)
+    path.mkdir(mode=0o700, parents=True, exist_ok=True)
+    return path
 
 
 def file_uri(path: Path | str) -> str:
