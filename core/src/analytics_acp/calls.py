@@ -18,13 +18,13 @@ from pathlib import Path
 from typing import Any
 
 import anyio
-import orjson
 
 from . import schemas
+from .argument_limits import check_arguments_size
 from .autocontext import AutocontextEngine
 from .cache import TTLCache
 from .call_context import ReadTableFn, build_call_context, validate_config, validate_credentials
-from .constants import ACP_INLINE_MAX_BYTES, ACP_MAX_ARGUMENTS_BYTES, ACP_TOOL_AUTOCONTEXT, ACP_TOOL_AUTOCONTEXT_DATA
+from .constants import ACP_INLINE_MAX_BYTES, ACP_TOOL_AUTOCONTEXT, ACP_TOOL_AUTOCONTEXT_DATA
 from .context import CallContext, ClientInfo, credentials_missing_message
 from .declarations import ToolSpec
 from .delivery import DeliveryTracker
@@ -49,16 +49,6 @@ log = logging.getLogger("analytics_acp")
 def credentials_needed(schema: dict[str, Any]) -> bool:
     """True when the credentials schema asks for something (a oneOf or required fields)."""
     return bool(schema.get("oneOf") or schema.get("required"))
-
-
-def check_arguments_size(name: str, arguments: dict[str, Any]) -> None:
-    """A request's arguments are at most ACP_MAX_ARGUMENTS_BYTES of JSON (documented in the README)."""
-    size = len(orjson.dumps(arguments, default=str))
-    if size > ACP_MAX_ARGUMENTS_BYTES:
-        raise InvalidArguments(
-            f"The arguments of {name} are {size:,} bytes; the maximum is {ACP_MAX_ARGUMENTS_BYTES:,} bytes (1 MiB). "
-            "Send a shorter request: pass large data as a host table (table_ref) instead of inline."
-        )
 
 
 class ConnectorRuntime:

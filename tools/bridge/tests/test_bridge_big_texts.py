@@ -26,3 +26,20 @@ def test_query_sql_stored_once_and_listing_bounded(tmp_path):
     assert by_id["long_sql"]["sql"].endswith(f"[cut: {len(sql):,} characters in full]")
     assert len(by_id["wide"]["description"]) < SUMMARY_TEXT_CHARS + 100
     assert len(by_id["wide"]["columns"]) == SUMMARY_COLUMNS and by_id["wide"]["columns_total"] == SUMMARY_COLUMNS + 20
+
+
+async def test_bridge_tools_refuse_arguments_over_the_maximum(tmp_path):
+    # The servers' 1 MiB rule (analytics_acp.argument_limits) holds for the bridge's own tools:
+    # nothing is stored or echoed, the model gets ACP_INVALID_ARGUMENTS naming the limit.
+    from analytics_acp_bridge.bridge import Bridge, Paths
+
+    (tmp_path / "sources.json").write_text(json.dumps({"sources": []}))
+    bridge = Bridge(Paths(project=tmp_path, sources=tmp_path / "sources.json", root=tmp_path / "root"))
+    sql = "SELECT 1 AS x WHERE 'a' = '" + "a" * (2 * 1024 * 1024) + "'"
+    blocks, is_error = await bridge.call("acp_query", {"sql": sql, "save_as": "huge"})
+    error = json.loads(blocks[0]["text"])["error"]
+    assert is_error and error["name"] == "ACP_INVALID_ARGUMENTS" and "maximum is 1,048,576 bytes" in error["message"]
+    assert len(blocks[0]["text"]) < 2_000
+    assert not (tmp_path / "acp-data" / "huge.meta.json").exists()
+    blocks, is_error = await bridge.call("acp_query", {"sql": "SELECT 1 AS x"})  # under the limit: answered
+    assert not is_error

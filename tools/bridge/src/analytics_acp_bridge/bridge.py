@@ -17,6 +17,7 @@ from typing import Any
 
 import anyio
 import anyio.abc
+from analytics_acp.argument_limits import check_arguments_size
 from analytics_acp.errors import AcpError, InvalidArguments, UpstreamError, error_from_payload
 from analytics_acp.host import ProtocolError, ToolResult
 from analytics_acp.tablefile import uri_path
@@ -217,6 +218,7 @@ class Bridge:
         """Run a published tool; returns MCP content blocks and isError (every text scrubbed of secrets)."""
         arguments = arguments or {}
         try:
+            check_arguments_size(name, arguments)  # the servers' rule, for the bridge's own tools too (15.3)
             if name in own_tools.NAMES:
                 blocks, is_error = await self._own(name, arguments), False
             elif name in self.routes:
