@@ -207,6 +207,26 @@ def test_databases_frozen_passes_the_checklist(databases, tmp_path):
     assert not failed(items), [(i.item, i.evidence) for i in failed(items)]
 
 
+def test_check_on_the_fresh_databases_build_without_credentials(databases, capsys, monkeypatch, tmp_path):
+    # Issue 15.4 as the user ran it: `analytics-acp check <folder>` on what `make build` made, with no
+    # credentials (items needing them are n/a, not failures), then with a relative --credentials
+    # path, which is the caller's (cwd), not the server folder's.
+    from analytics_acp_build.cli import check_main
+    from analytics_acp_databases.example_db import create_example_db
+
+    code = check_main([str(databases.folder), "--json"])
+    items = {i["item"]: i for i in json.loads(capsys.readouterr().out)["items"]}
+    assert code == 0, [i for i in items.values() if i["status"] == "fail"]
+    assert items["resources.suggestions"]["status"] == "n/a" and "no credentials given" in items["resources.suggestions"]["evidence"]
+    create_example_db(tmp_path / "shop.db", days=10)
+    monkeypatch.chdir(tmp_path)
+    code = check_main([str(databases.folder), "--credentials", '{"type": "sqlite", "path": "shop.db"}', "--resource-id", "shop",
+                       "--json"])
+    items = {i["item"]: i for i in json.loads(capsys.readouterr().out)["items"]}
+    assert code == 0, [i for i in items.values() if i["status"] == "fail"]
+    assert items["resources.suggestions"]["status"] == "pass" and items["autocontext.all_blocks"]["status"] == "pass"
+
+
 @pytest.mark.services
 @pytest.mark.parametrize("creds", [
     {"type": "server", "dialect": "postgresql", "host": "127.0.0.1", "port": 5432, "user": "postgres", "database": "test"},
