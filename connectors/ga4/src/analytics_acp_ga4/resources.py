@@ -15,7 +15,7 @@ _PROPERTIES = re.compile(r"^properties/(\d+)$")
 _SETTINGS: dict[tuple[str, str], tuple[str | None, str | None]] = {}
 
 
-def remember_settings(ctx: Any, property_id: str, time_zone: str | None, currency: str | None) -> None:
+def remember_settings(ctx: CallContext, property_id: str, time_zone: str | None, currency: str | None) -> None:
     """Record a property's time zone and currency (never a secret: the key is a hash of the credentials)."""
     if time_zone or currency:
         from .clients import credentials_key
