@@ -71,6 +71,22 @@ def test_hook_list_resources():
     assert "Account 0" in res["content"][0]["text"]
 
 
+def test_normalize_resource_id_runs_off_the_event_loop():
+    # A connector may ask its source to normalize (the databases catalog, gsc's sites.list): over
+    # HTTP one event loop serves every session, so the hook runs in a worker thread.
+    import threading
+
+    seen = []
+
+    def normalize_resource_id(resource_id, ctx):
+        seen.append(threading.get_ident())
+
+    for name, args in (("extract", {"n": 1, "resource_id": "acc1"}), ("autocontext", {"resource_id": "acc1"}),
+                       ("autocontext_data", {"resource_id": "acc1"})):
+        assert not call(runtime_with(make_plugin(normalize_resource_id=normalize_resource_id)), name, args).get("isError")
+    assert len(seen) == 3 and threading.get_ident() not in seen  # anyio.run's loop runs in this thread
+
+
 def test_hook_normalize_resource_id():
     res = call(runtime_with(), "extract", {"n": 1, "resource_id": " accounts/acc5 "})
     assert res["_meta"]["acp"]["system_info"]["resource_id"] == "acc5"

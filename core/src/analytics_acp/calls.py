@@ -38,7 +38,7 @@ from .logs import log_traceback
 from .plugins import LoadedConnector
 from .preflight import cost_preflight
 from .reserved_tools import run_autocontext, run_autocontext_data
-from .resource_resolution import resolve_resource
+from .resource_resolution import resolve_resource_off_loop
 from .resources import RecentStore, ResourceListCache
 from .results import BuildSettings, catalog_for_tool, resolve_selection, tables_argument_schema
 from .toolschemas import publish_schema, uses_resource, validate_arguments
@@ -163,7 +163,7 @@ class ConnectorRuntime:
         if tool.needs_credentials and credentials_needed(self.info.credentials_schema) and not ctx.credentials:
             raise CredentialsMissing(credentials_missing_message(ctx.client))
         if tool.needs_resource and uses_resource(self.info):
-            ref = resolve_resource(self.loaded, args.pop("resource_id", None), ctx, ctx.default_resource_id)
+            ref = await resolve_resource_off_loop(self.loaded, args.pop("resource_id", None), ctx, ctx.default_resource_id)
             record.resource_id = ref.id
         selection = None
         catalog = catalog_for_tool(self.info.table_catalog, tool.name)

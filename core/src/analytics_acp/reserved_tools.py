@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any
 from .context import CallContext
 from .envelope import CallRecord, success
 from .invoke import call_maybe_async
-from .resource_resolution import resolve_resource
+from .resource_resolution import resolve_resource_off_loop
 from .resources import suggest_resources
 from .toolschemas import autocontext_schemas, validate_arguments
 
@@ -32,7 +32,7 @@ async def run_autocontext(rt: ConnectorRuntime, args: dict[str, Any], ctx: CallC
         record.resource_id = None
         record.messages.append(response["notice"])
         return success(record, response)
-    ref = resolve_resource(rt.loaded, args["resource_id"], ctx, None)
+    ref = await resolve_resource_off_loop(rt.loaded, args["resource_id"], ctx, None)
     record.resource_id = ref.id
     result = await rt.engine.fetch(ref, request_data, ctx)
     warning = rt.engine.warning_for(result.failed)
@@ -51,7 +51,7 @@ async def run_autocontext_data(rt: ConnectorRuntime, args: dict[str, Any], ctx: 
     validate_arguments(schema, args)
     level = None
     if args.get("resource_id"):
-        ref = resolve_resource(rt.loaded, args["resource_id"], ctx, None)
+        ref = await resolve_resource_off_loop(rt.loaded, args["resource_id"], ctx, None)
         record.resource_id, level = ref.id, ref.level
     return success(record, rt.engine.descriptors(level))
 

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import anyio
+
 from .context import CallContext
 from .declarations import ResourceRef
 from .errors import InvalidArguments, ResourceRequired
@@ -29,3 +31,9 @@ def resolve_resource(loaded: LoadedConnector, value: Any, ctx: CallContext, defa
     assert isinstance(ref, ResourceRef)  # the core's fallback always answers
     ctx.resource_id, ctx.resource_level = ref.id, ref.level
     return ref
+
+
+async def resolve_resource_off_loop(loaded: LoadedConnector, value: Any, ctx: CallContext, default: str | None) -> ResourceRef:
+    """``resolve_resource`` in a worker thread: a connector may ask its source to normalize (a catalog
+    lookup, a properties listing), and one event loop serves every HTTP session."""
+    return await anyio.to_thread.run_sync(resolve_resource, loaded, value, ctx, default)
