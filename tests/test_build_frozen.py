@@ -17,12 +17,13 @@ import anyio
 import httpx
 import pytest
 from analytics_acp.host import AcpClient
-from analytics_acp_build.build import build_one, default_work_dir
+from analytics_acp_build.build import build_one, default_work_dir, human_size
 from analytics_acp_build.check import Target, failed, run_check
 from analytics_acp_build.cli import build_main
 from analytics_acp_build.freeze import read_connector, venv_dir
 from analytics_acp_build.launch import free_port
 from analytics_acp_build.manifest import IDENTITY_FIELDS
+from analytics_acp_build.package import folder_size
 from analytics_acp_build.ziprules import extract_plan, read_plan
 from build_support import TINYCONN
 
@@ -363,17 +364,13 @@ def gsc(tmp_path_factory):
     return result
 
 
-def _folder_mb(folder: Path) -> float:
-    return sum(p.stat().st_size for p in folder.rglob("*") if p.is_file()) / 1e6
-
-
 def test_gsc_build_carries_one_discovery_document(gsc):
     inside = _internal_packages(gsc.folder)
     assert {"googleapiclient", "google", "httplib2", "analytics_acp_gsc", "analytics_acp_google"} <= inside
     assert not inside & {"sqlalchemy", "duckdb", "playwright", "matplotlib", "statsmodels", "analytics_acp_databases", "pytest"}
     docs = [p.name for p in gsc.folder.rglob("googleapiclient/discovery_cache/documents/*.json")]
     assert docs == ["searchconsole.v1.json"]  # not the 110 MB of every API
-    print(f"gsc frozen: folder {_folder_mb(gsc.folder):.0f} MB, zip {gsc.zip.stat().st_size / 1e6:.0f} MB")
+    print(f"gsc frozen: folder {human_size(folder_size(gsc.folder))}, zip {human_size(gsc.zip.stat().st_size)}")
 
 
 def test_gsc_frozen_passes_the_checklist_on_the_fake(gsc):
