@@ -10,7 +10,7 @@ import urllib.error
 import urllib.request
 
 import pytest
-from analytics_acp.constants import ACP_ECHO_MAX_CHARS, ACP_MAX_ARGUMENTS_BYTES
+from analytics_acp.constants import ACP_ECHO_MAX_CHARS, ACP_MAX_ARGUMENTS_BYTES, ACP_MAX_MESSAGE_BYTES
 from core_helpers import CREDS, env, mini_client, serve_command
 
 M = {"credentials": CREDS, "autocontext_delivered": True}
@@ -71,3 +71,47 @@ def test_http_body_past_the_transport_limit_gets_a_json_rpc_error():
     finally:
         proc.terminate()
         proc.wait(timeout=30)
+
+
+def _stdio_line(proc, message: dict) -> None:
+    proc.stdin.write(json.dumps(message).encode() + b"\n")
+    proc.stdin.flush()
+
+
+def test_stdio_line_past_the_limit_is_refused_unparsed_and_the_server_goes_on():
+    proc = subprocess.Popen(serve_command(), env=env(), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.DEVNULL)
+    try:
+        _stdio_line(proc, {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-11-25", "clientInfo": {"name": "t", "version": "1"},
+            "capabilities": {"experimental": {"acp": {"version": "1.0"}}}}})
+        assert json.loads(proc.stdout.readline())["id"] == 1
+        _stdio_line(proc, {"jsonrpc": "2.0", "method": "notifications/initialized"})
+        # 50 MB in one request: refused as soon as the line passes the limit, never parsed (so its id is unknown)
+        _stdio_line(proc, {"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {
+            "name": "extract", "arguments": {"n": 1, "resource_id": "acc1", "note": "z" * (50 * 1024 * 1024)}}})
+        _stdio_line(proc, {"jsonrpc": "2.0", "id": 8, "method": "tools/list"})
+        refused = json.loads(proc.stdout.readline())
+        assert refused["id"] is None and refused["error"]["code"] == -32017, refused
+        assert refused["error"]["data"] == {"name": "ACP_INVALID_ARGUMENTS", "max_arguments_bytes": ACP_MAX_ARGUMENTS_BYTES,
+                                            "max_message_bytes": ACP_MAX_MESSAGE_BYTES}
+        assert f"larger than {ACP_MAX_MESSAGE_BYTES:,} bytes" in refused["error"]["message"]
+        listed = json.loads(proc.stdout.readline())  # the next request is answered: the process is healthy
+        assert listed["id"] == 8 and any(t["name"] == "extract" for t in listed["result"]["tools"])
+    finally:
+        proc.kill()
+        proc.wait()
+
+
+@pytest.mark.asyncio
+async def test_stdio_answer_to_read_table_is_not_cut_at_the_line_limit():
+    rows = [{"v": i, "pad": "p" * 100} for i in range(ACP_MAX_MESSAGE_BYTES // 100)]  # an inline table past the limit
+
+    async def resolver(ref, call_id):
+        return {"format": "inline", "row_count": len(rows), "headers": [{"name": "v", "type": "integer"},
+                {"name": "pad", "type": "string"}], "table": rows}
+
+    async with mini_client(resolver=resolver, read_timeout=120) as c:  # bound: a cut answer would never come
+        assert len(json.dumps(rows)) > ACP_MAX_MESSAGE_BYTES
+        r = await c.call_tool("sum_table", {"table_ref": "big", "column": "v"}, meta={})
+        assert r.model_response["rows"] == len(rows) and r.model_response["sum"] == sum(range(len(rows)))

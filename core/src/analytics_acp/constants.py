@@ -14,6 +14,9 @@ ACP_RESOURCE_SUGGESTIONS = 25
 ACP_INLINE_MAX_BYTES = 5 * 1024 * 1024
 # A request's tool arguments as JSON; past it the call is ACP_INVALID_ARGUMENTS (issue 15.3).
 ACP_MAX_ARGUMENTS_BYTES = 1024 * 1024
+# One message line read over stdio, like the HTTP transport's 4 MiB body: a longer line is refused
+# before it is parsed, except while the server waits for the client's answer (an inline host table).
+ACP_MAX_MESSAGE_BYTES = 4 * 1024 * 1024
 # A string argument longer than this is echoed in system_info.arguments cut, with its full length.
 ACP_ECHO_MAX_CHARS = 10_000
 ACP_MAX_ROW_LIMIT = 5000

@@ -20,7 +20,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-from .constants import ACP_MAX_ARGUMENTS_BYTES
+from .argument_limits import too_large_error
 from .requestids import invalid_id_error
 from .runtime import AcpServer
 
@@ -155,11 +155,7 @@ class RequestIdGuard:
         if not complete and size > self.max_body:
             # Past the SDK's body limit it would answer a plain-text 413: a JSON-RPC client gets a
             # JSON-RPC error instead, saying the limit (the id is unknown: the body is not parsed).
-            error: dict[str, Any] | None = {"jsonrpc": "2.0", "id": None, "error": {
-                "code": -32017, "message": (
-                    f"The request body is larger than {self.max_body:,} bytes. A tools/call's arguments may be at most "
-                    f"{ACP_MAX_ARGUMENTS_BYTES:,} bytes (1 MiB) of JSON: send a shorter request."),
-                "data": {"name": "ACP_INVALID_ARGUMENTS", "max_arguments_bytes": ACP_MAX_ARGUMENTS_BYTES}}}
+            error: dict[str, Any] | None = too_large_error(self.max_body, "body")
             drained = size
             while drained < DRAIN_MAX_BYTES:  # read the rest (bounded) so the client sees the answer, not a reset
                 message = await receive()

@@ -15,7 +15,9 @@ Pipes and sockets are read and written non-blocking on the event loop (no thread
 anything else (a regular file as stdin, Windows) uses a worker thread per read/write, as the
 SDK does. fd 0/1 are claimed and diverted exactly as the SDK's ``stdio_server`` does, so
 stray prints from handlers or children never reach the wire. Requests with an invalid id are
-answered here (requestids.py), as on the SDK path.
+answered here (requestids.py), as on the SDK path. A line past ACP_MAX_MESSAGE_BYTES is refused as
+soon as it is that long and the rest dropped as it arrives (a 50 MB request is never held or parsed),
+except while the server waits for the client's answer to its own request (a big inline host table).
 """
 
 from __future__ import annotations
@@ -37,6 +39,8 @@ from mcp.server.stdio import _claim_fd, _is_backed_by_fd, _open_stdin_diversion,
 from mcp.shared._context_streams import create_context_streams
 from mcp.shared.message import SessionMessage
 
+from .argument_limits import too_large_error
+from .constants import ACP_MAX_MESSAGE_BYTES
 from .requestids import invalid_id_error
 
 DEFERRED_KEY = "analytics_acp/deferred-meta"
@@ -157,8 +161,12 @@ def _claimed_fd(fd: int, stream: Any, mode: str, diversion: Callable[[], int]) -
 
 
 @asynccontextmanager
-async def stdio_server(deferred: DeferredMeta | None = None) -> AsyncIterator[tuple[Any, Any]]:
-    """Serve MCP over this process's stdin/stdout; yields the (read, write) streams serve_loop takes."""
+async def stdio_server(deferred: DeferredMeta | None = None, max_line: int = ACP_MAX_MESSAGE_BYTES) -> AsyncIterator[tuple[Any, Any]]:
+    """Serve MCP over this process's stdin/stdout; yields the (read, write) streams serve_loop takes.
+
+    A line longer than ``max_line`` is answered with a JSON-RPC error (id null) and dropped unparsed,
+    unless the server is waiting for the client's answer to one of its own requests.
+    """
     release_in = release_out = None
     try:
         in_fd, release_in = _claimed_fd(0, sys.stdin, "rb", _open_stdin_diversion)
@@ -167,28 +175,53 @@ async def stdio_server(deferred: DeferredMeta | None = None) -> AsyncIterator[tu
         read_writer, read_stream = create_context_streams[SessionMessage | Exception](0)
         write_stream, write_reader = create_context_streams[SessionMessage](0)
 
+        awaiting: set[Any] = set()  # ids of the server's requests to the client (acp/read_table) not yet answered
+
+        def over_limit(size: int) -> bool:
+            # An answer to the server's own request may be big (an inline host table, 8.8): never cut.
+            return size > max_line and not awaiting
+
+        async def refuse() -> None:
+            error = too_large_error(max_line, "line")
+            await write_stream.send(SessionMessage(types.JSONRPCError.model_validate(error)))
+
         async def deliver(line: bytes) -> None:
+            if over_limit(len(line)):
+                await refuse()
+                return
             error = invalid_id_error(line)  # the SDK would take it for a notification (requestids.py)
             if error is None:
-                await read_writer.send(parse(line))
+                message = parse(line)
+                if isinstance(message, SessionMessage) and isinstance(message.message, types.JSONRPCResponse | types.JSONRPCError):
+                    awaiting.discard(message.message.id)
+                await read_writer.send(message)
             else:
                 await write_stream.send(SessionMessage(types.JSONRPCError.model_validate(error)))
 
         async def reader() -> None:
             pending: list[bytes] = []  # pieces of a line longer than one read (big host tables)
+            size = 0  # bytes in pending
+            dropping = False  # the rest of a refused line is read and dropped, never held whole
             async with read_writer:
                 with suppress(anyio.ClosedResourceError, anyio.BrokenResourceError, OSError):
                     while chunk := await reader_fd.read():
                         start = 0
                         while (end := chunk.find(b"\n", start)) >= 0:
                             line = chunk[start:end]
-                            if pending:
-                                line, pending = b"".join([*pending, line]), []
-                            if line.strip():
-                                await deliver(line)
+                            if dropping:
+                                dropping = False
+                            else:
+                                if pending:
+                                    line, pending, size = b"".join([*pending, line]), [], 0
+                                if line.strip():
+                                    await deliver(line)
                             start = end + 1
-                        if start < len(chunk):
+                        if start < len(chunk) and not dropping:
                             pending.append(chunk[start:])
+                            size += len(chunk) - start
+                            if over_limit(size):  # refused as soon as it is too long (id unknown: null)
+                                pending, size, dropping = [], 0, True
+                                await refuse()
                     if pending and (line := b"".join(pending)).strip():
                         await deliver(line)
 
@@ -196,7 +229,12 @@ async def stdio_server(deferred: DeferredMeta | None = None) -> AsyncIterator[tu
             async with write_reader:
                 with suppress(anyio.ClosedResourceError, anyio.BrokenResourceError):
                     async for session_message in write_reader:
-                        await writer_fd.write(encode(session_message.message, deferred))
+                        message = session_message.message
+                        if isinstance(message, types.JSONRPCRequest):
+                            awaiting.add(message.id)
+                        elif isinstance(message, types.JSONRPCNotification) and message.method == "notifications/cancelled":
+                            awaiting.discard((message.params or {}).get("requestId"))  # given up: no answer comes
+                        await writer_fd.write(encode(message, deferred))
 
         try:
             async with anyio.create_task_group() as tg:
