@@ -105,3 +105,86 @@ def test_stdin_from_a_regular_file(tmp_path):
     answers = _answers(proc.stdout)
     assert answers[0]["result"]["capabilities"]["experimental"]["acp"]
     assert answers.get(1) is None or "extract" in {t["name"] for t in answers[1]["result"]["tools"]}
+
+
+# --- pre-serialized inline tables (results/table.py SerializedRows): sent as built, byte for byte ---
+
+def _built_result(rows, headers=None, row_limit=2):
+    from analytics_acp.declarations import Extraction, Header
+    from analytics_acp.envelope import CallRecord, success
+    from analytics_acp.results import BuildSettings, build_extraction
+
+    out = Extraction(rows=rows, headers=[Header(*h) for h in headers or []], description="d")
+    built = build_extraction(out, BuildSettings(row_limit=row_limit))
+    record = CallRecord(connector_id="x", tool="t", kind="extraction", arguments={}, row_limit=row_limit, cost_limit_usd=0)
+    return success(record, built.model_response, built.system_data)
+
+
+def _plain(value):
+    """The same value with every list a plain list (what the writer serialized before)."""
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_plain(v) for v in value]
+    return value
+
+
+def _same_line_as_before(result):
+    from analytics_acp.results.table import SerializedRows
+
+    table = result["_meta"]["acp"]["system_data"].get("table")
+    deferred = DeferredMeta()
+    line = encode(types.JSONRPCResponse(jsonrpc="2.0", id=4, result=deferred.park(result)), deferred)
+    before = orjson.dumps({"jsonrpc": "2.0", "id": 4, "result": _plain(result)}, option=orjson.OPT_APPEND_NEWLINE)
+    assert line == before
+    return table if isinstance(table, SerializedRows) else None
+
+
+def test_inline_table_goes_out_as_built_and_byte_identical(monkeypatch):
+    import analytics_acp.server_stdio as server_stdio
+
+    rows = [{"id": i, "day": f"2026-01-{i % 28 + 1:02d}", "v": i * 1.5, "ok": i % 2 == 0, "t": f"é{i}"} for i in range(300)]
+    headers = [("id", "integer"), ("day", "date"), ("v", "number"), ("ok", "boolean"), ("t", "string")]
+    table = _same_line_as_before(_built_result(rows, headers))
+    assert table is not None and orjson.loads(table.json) == rows  # 8.5 table, 8.6 values unchanged
+    # the writer uses those bytes instead of serializing the rows again
+    marker = orjson.dumps([{"marker": True}])
+    table.json = marker
+    line = encode(types.JSONRPCResponse(jsonrpc="2.0", id=4, result=_built_result_with(table)), None)
+    assert marker in line
+    monkeypatch.setattr(server_stdio, "SerializedRows", tuple)  # nothing pre-serialized: plain orjson path
+    assert marker not in encode(types.JSONRPCResponse(jsonrpc="2.0", id=4, result=_built_result_with(table)), None)
+
+
+def _built_result_with(table):
+    return {"content": [], "_meta": {"acp": {"system_data": {"format": "inline", "row_count": 1, "table": table}}}}
+
+
+def test_mixed_and_late_columns_and_big_ints_stay_byte_identical():
+    # a mixed undeclared column is finished after the stream (8.6): the finished rows are what is sent
+    assert _same_line_as_before(_built_result([{"a": 1}, {"a": "x", "b": 2}, {"a": 2.5}])) is not None
+    # ints beyond 64 bits: orjson refuses them, the pydantic fallback writes the whole line
+    result = _built_result([{"n": 2**70}, {"n": 1}], row_limit=0)  # (model_response itself takes no such ints)
+    message = types.JSONRPCResponse(jsonrpc="2.0", id=4, result=result)
+    line = encode(message, None)
+    assert line == message.model_dump_json(by_alias=True, exclude_unset=True).encode() + b"\n"
+    assert f'"table":[{{"n":{2**70}}},{{"n":1}}]'.encode() in line
+
+
+def test_multitable_parts_go_out_as_built():
+    from analytics_acp.declarations import MultiExtraction, TableOutput
+    from analytics_acp.envelope import CallRecord, success
+    from analytics_acp.results import BuildSettings, build_multitable
+    from analytics_acp.results.table import SerializedRows
+
+    out = MultiExtraction(tables=[TableOutput(name="a", rows=[{"x": 1}, {"x": 2}]), TableOutput(name="b", rows=[{"y": "z"}])],
+                          description="d")
+    built = build_multitable(out, BuildSettings())
+    record = CallRecord(connector_id="x", tool="t", kind="extraction", arguments={}, row_limit=25, cost_limit_usd=0)
+    result = success(record, built.model_response, built.system_data)
+    parts = result["_meta"]["acp"]["system_data"]["tables"]
+    assert all(isinstance(p["table"], SerializedRows) for p in parts)
+    line = encode(types.JSONRPCResponse(jsonrpc="2.0", id=4, result=result), None)
+    assert line == orjson.dumps({"jsonrpc": "2.0", "id": 4, "result": _plain(result)}, option=orjson.OPT_APPEND_NEWLINE)
+    # the SDK's pydantic dump (HTTP, text-stream stdio) still takes the list
+    assert orjson.loads(_pydantic_line(result))["result"] == orjson.loads(line)["result"]

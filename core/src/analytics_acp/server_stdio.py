@@ -10,6 +10,8 @@ tools/call handler and replaced by a one-key placeholder, so the SDK still valid
 result shape (content, isError, structuredContent) on a small dict; this writer puts the real
 ``_meta`` back and writes the response with one ``orjson.dumps``. The bytes on the wire are
 the same JSON a pydantic dump gives. Every other message is written by the SDK model as before.
+An inline table that the result builder already serialized (``SerializedRows``) goes out as
+those bytes (an ``orjson.Fragment``), so its rows are not serialized a second time.
 
 Pipes and sockets are read and written non-blocking on the event loop (no thread per line);
 anything else (a regular file as stdin, Windows) uses a worker thread per read/write, as the
@@ -40,8 +42,9 @@ from mcp.shared._context_streams import create_context_streams
 from mcp.shared.message import SessionMessage
 
 from .argument_limits import too_large_error
-from .constants import ACP_MAX_MESSAGE_BYTES
+from .constants import ACP_KEY, ACP_MAX_MESSAGE_BYTES
 from .requestids import invalid_id_error
+from .results.table import SerializedRows
 
 DEFERRED_KEY = "analytics_acp/deferred-meta"
 MAX_PENDING = 64  # parked _meta of requests whose answer is never written (cancelled) are dropped past this
@@ -83,12 +86,36 @@ class DeferredMeta:
         return out
 
 
+def _fragment(part: Any) -> Any:
+    """A system_data table part whose pre-serialized rows go out as they are (a copy; the input is untouched)."""
+    if isinstance(part, dict) and isinstance(part.get("table"), SerializedRows):
+        return {**part, "table": orjson.Fragment(part["table"].json)}
+    return part
+
+
+def with_fragments(result: dict[str, Any]) -> dict[str, Any]:
+    """``result`` with the pre-serialized inline tables of ``_meta.acp.system_data`` (8.5) as orjson Fragments.
+
+    Only for orjson: pydantic cannot write a Fragment, so the fallback path keeps the original.
+    """
+    meta = result.get("_meta")
+    acp = meta.get(ACP_KEY) if isinstance(meta, dict) else None
+    data = acp.get("system_data") if isinstance(acp, dict) else None
+    if not isinstance(data, dict):
+        return result
+    new = _fragment(data)
+    if isinstance(data.get("tables"), list):
+        new = {**new, "tables": [_fragment(part) for part in data["tables"]]}
+    return {**result, "_meta": {**meta, ACP_KEY: {**acp, "system_data": new}}}  # type: ignore[dict-item]
+
+
 def encode(message: types.JSONRPCMessage, deferred: DeferredMeta | None) -> bytes:
     """One wire line (with its newline) for an outgoing message."""
     if isinstance(message, types.JSONRPCResponse) and isinstance(message.result, dict):
         result = deferred.restore(message.result) if deferred is not None else message.result
         try:
-            return orjson.dumps({"jsonrpc": "2.0", "id": message.id, "result": result}, option=orjson.OPT_APPEND_NEWLINE)
+            line = {"jsonrpc": "2.0", "id": message.id, "result": with_fragments(result)}
+            return orjson.dumps(line, option=orjson.OPT_APPEND_NEWLINE)
         except TypeError:  # a value orjson does not know (or a non-str key): pydantic's JSON rules
             message = types.JSONRPCResponse(jsonrpc="2.0", id=message.id, result=result)
     return message.model_dump_json(by_alias=True, exclude_unset=True).encode() + b"\n"

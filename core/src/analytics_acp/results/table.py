@@ -10,6 +10,10 @@ The rows are consumed once, in batches:
    written (a mixed column) or new columns appeared after the first row, the file is rewritten
    in a second streaming pass; in memory the rows are fixed up directly. Tables whose every
    column is declared never need the second pass.
+
+The inline table's JSON is computed anyway (step 1 measures it), so it is kept with the rows
+(``SerializedRows``): the stdio writer sends those bytes instead of serializing the rows a
+second time (bench case 1). Everything else sees a plain list.
 """
 
 from __future__ import annotations
@@ -20,6 +24,8 @@ from itertools import islice
 from pathlib import Path
 from typing import Any
 
+import orjson
+
 from ..declarations import Header
 from ..tablefile import TableFileWriter, dumps, file_uri
 from .sampling import SpreadSampler, check_mode, select_indices
@@ -27,6 +33,25 @@ from .schema import TableSchema, row_finisher
 
 _MAX_BATCH = 4096
 _FILE_BATCH_BYTES = 1 << 20
+
+
+class SerializedRows(list):  # type: ignore[type-arg]
+    """The rows of an inline table together with their exact JSON (``orjson.dumps(rows)``).
+
+    A list for every reader; ``json`` is only valid while the list and its rows are unchanged,
+    which holds for a built table (nothing edits it after build_table returns).
+    """
+
+    __slots__ = ("json",)
+
+    def __init__(self, rows: list[dict[str, Any]], json: bytes):
+        super().__init__(rows)
+        self.json = json
+
+
+def join_batches(parts: list[bytes]) -> bytes:
+    """The JSON array of every row of several JSON arrays (``[a,b]`` + ``[c]`` -> ``[a,b,c]``)."""
+    return b"[" + b",".join(p[1:-1] for p in parts if len(p) > 2) + b"]"
 
 
 @dataclass
@@ -75,6 +100,7 @@ def build_table(
     schema = TableSchema(headers, columns)
     stream = iter(rows if rows is not None else ())
     buffer: list[dict[str, Any]] | None = []
+    parts: list[bytes] | None = []  # each buffered batch as orjson wrote it; None once one fell back to stdlib
     size = 2  # bytes of "[]"; each further row adds its own bytes and a comma
     total = 0
     batch_size = 1
@@ -89,7 +115,14 @@ def build_table(
             converted = schema.convert_batch(raw)
             del raw
             if buffer is not None:
-                blob = len(dumps(converted))
+                encoded = _encoded(converted)
+                if encoded is None:
+                    parts = None
+                    blob = len(dumps(converted))
+                else:
+                    blob = len(encoded)
+                    if parts is not None:
+                        parts.append(encoded)
                 size += blob - 2 + (1 if total else 0)
                 total += len(converted)
                 buffer.extend(converted)
@@ -97,7 +130,7 @@ def build_table(
                     writer = TableFileWriter(tmp_dir, prefix)
                     writer.write(buffer)
                     first, sampler = _start_sample(buffer, sample_size, sampling)
-                    buffer = None
+                    buffer = parts = None
                     batch_size = max(16, min(_MAX_BATCH, _FILE_BATCH_BYTES * total // max(size, 1)))
                 else:
                     average = size / total
@@ -112,9 +145,15 @@ def build_table(
         final_headers, finalizers, padded = schema.finish()
         finish = row_finisher([h.name for h in final_headers], finalizers, padded)
         if buffer is not None:
-            table = buffer if finish is None else [finish(r) for r in buffer]
-            del buffer
-            if finish is not None and len(dumps(table)) > inline_max_bytes:
+            if finish is None:
+                table: list[dict[str, Any]] = buffer if parts is None else SerializedRows(buffer, join_batches(parts))
+            else:
+                table = [finish(r) for r in buffer]
+                encoded = _encoded(table)
+                if encoded is not None:
+                    table = SerializedRows(table, encoded)
+            del buffer, parts
+            if finish is not None and len(table.json if isinstance(table, SerializedRows) else dumps(table)) > inline_max_bytes:
                 writer = TableFileWriter(tmp_dir, prefix)  # final values are larger: spill now
                 writer.write(table)
                 path = writer.close()
@@ -128,6 +167,14 @@ def build_table(
         if writer is not None:
             writer.abort()
         raise
+
+
+def _encoded(rows: list[dict[str, Any]]) -> bytes | None:
+    """orjson's bytes for ``rows``, or None when orjson cannot write them (ints beyond 64 bits)."""
+    try:
+        return orjson.dumps(rows)
+    except TypeError:
+        return None
 
 
 def _start_sample(buffer: list[dict[str, Any]], n: int, mode: str) -> tuple[list[dict[str, Any]], SpreadSampler | None]:
