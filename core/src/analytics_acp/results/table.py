@@ -51,7 +51,14 @@ class SerializedRows(list):  # type: ignore[type-arg]
 
 def join_batches(parts: list[bytes]) -> bytes:
     """The JSON array of every row of several JSON arrays (``[a,b]`` + ``[c]`` -> ``[a,b,c]``)."""
-    return b"[" + b",".join(p[1:-1] for p in parts if len(p) > 2) + b"]"
+    pieces: list[bytes | memoryview] = [b"["]
+    for part in parts:
+        if len(part) > 2:
+            if len(pieces) > 1:
+                pieces.append(b",")
+            pieces.append(memoryview(part)[1:-1])  # a view: each batch is copied once, into the result
+    pieces.append(b"]")
+    return b"".join(pieces)
 
 
 @dataclass
