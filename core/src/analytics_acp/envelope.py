@@ -12,12 +12,16 @@ from typing import Any
 
 import orjson
 
+from . import tablefile
 from .constants import ACP_ECHO_MAX_CHARS, ACP_KEY, ACP_PROTOCOL_VERSION
 from .errors import AcpError
 
 
 def _dumps(value: Any) -> str:
-    return orjson.dumps(value, option=orjson.OPT_NON_STR_KEYS, default=str).decode()
+    try:
+        return orjson.dumps(value, option=orjson.OPT_NON_STR_KEYS, default=str).decode()
+    except TypeError:  # an int beyond 64 bits (valid JSON): the table file's exact fallback
+        return tablefile.dumps(value).decode()
 
 
 def utc_now_iso() -> str:
