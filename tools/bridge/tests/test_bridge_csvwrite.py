@@ -42,6 +42,12 @@ CASES = {
     "str_subclass": [{"i": 1, "s": Text("sub"), "f": 1.0, "n": None}],
     "all_null": [{"i": None, "s": None, "f": None, "n": None}] * 3,
     "non_ascii": [{"i": 1, "s": "añoño €", "f": -2.75, "n": "日本"}],
+    # Whole-column number texts from orjson (issue 19.2): repr's text wherever orjson's differs.
+    "small_floats": [{"i": 1e-05, "s": -3.7e-06, "f": 1.1e-09, "n": 0.0001}, {"i": 1.5e-05, "s": 2.0, "f": 0.0, "n": -0.0}],
+    "float_edges": [{"i": 1e16, "s": 1.2345678901234568e+17, "f": 12.00000001, "n": 5e-324},
+                    {"i": 1e22, "s": -1.5e300, "f": 0.1, "n": 100.0}],
+    "ints_then_other": [{"i": 1, "s": 2, "f": 3.5, "n": 4}, {"i": True, "s": None, "f": 2**65, "n": 4.0}],
+    "text_then_other": [{"i": "a", "s": "b", "f": "c", "n": "d"}, {"i": None, "s": 1, "f": True, "n": "e,f"}],
 }
 
 

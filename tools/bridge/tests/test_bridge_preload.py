@@ -13,7 +13,7 @@ from analytics_acp_bridge import preload
 from analytics_acp_bridge.query import run_query
 from analytics_acp_bridge.querycache import TableCache
 from analytics_acp_bridge.results import store_extraction
-from analytics_acp_bridge.store import DatasetStore
+from analytics_acp_bridge.store import Dataset, DatasetStore
 
 HEADERS = [
     {"name": "id", "type": "integer"}, {"name": "channel", "type": "string"}, {"name": "day", "type": "date"},
@@ -88,3 +88,19 @@ def test_bridge_preload_can_be_turned_off(tmp_path, monkeypatch):
     store, cache = DatasetStore(tmp_path / "p"), TableCache()
     dataset_id = _extract(tmp_path, store, cache, 500)
     assert len(_all_rows(store, dataset_id, cache)) == 500 and cache.preloaded == 0 and cache.loads == 1
+
+
+def test_bridge_preload_worker_starts_only_once_the_csv_is_saved(tmp_path):
+    # Issue 19.2: while the CSV is written both cores belong to the extraction; the worker waits.
+    cache = TableCache()
+    path = write_table_file([_row(i) for i in range(3000)], tmp_path / "server-tmp")
+    loader = preload.start(cache, "t_early", HEADERS, path)
+    assert loader is not None and loader._proc is None  # no worker yet
+    path.unlink()  # the bridge deletes the table file once read, before the CSV is in place
+    csv_path = tmp_path / "p" / "t_early.csv"
+    csv_path.parent.mkdir(parents=True)
+    csv_path.write_text("id\n1\n")
+    loader.complete(Dataset(id="t_early", path=csv_path, meta={"headers": HEADERS}))
+    assert loader._proc is not None
+    assert loader.done.wait(120)
+    assert loader._proc.returncode == 0  # it read the table file through the descriptor opened at first

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import json
 import logging
@@ -22,6 +23,7 @@ from analytics_acp.errors import AcpError, InvalidArguments, UpstreamError, erro
 from analytics_acp.host import ProtocolError, ToolResult
 from analytics_acp.tablefile import uri_path
 
+from . import early as early_csv
 from . import own_tools, preload
 from .discovery import AcpLaunch, discover
 from .exposure import Route, forward_arguments, rewrite_tool
@@ -71,6 +73,7 @@ class Bridge:
         self.routes: dict[str, Route] = {}
         self.tools: list[dict[str, Any]] = []
         self._read_files: dict[str, list[Path]] = {}
+        self._in_flight: dict[str, int] = {}  # calls in flight per ACP server (early.py reads only lone calls)
         self.probe_errors: dict[str, str] = {}  # source id -> what its first autocontext answered
         self.probed = anyio.Event()
         self._check_sources()
@@ -324,6 +327,7 @@ class Bridge:
             "inline_max_bytes": self.inline_max_bytes,
         }
         proc = self.processes[source.acp]
+        early, timer = self._early(source.acp, proc)
         try:
             result = await proc.call(route.tool, args, meta)
         except ServerUnavailable as exc:
@@ -337,9 +341,32 @@ class Bridge:
         finally:
             for path in self._read_files.pop(call_id, []):
                 path.unlink(missing_ok=True)
-        return await self._deliver(source, proc, route, result)
+            if timer is not None:
+                timer.cancel()
+            self._in_flight[source.acp] -= 1
+        try:
+            return await self._deliver(source, proc, route, result, early)
+        finally:
+            if early is not None:
+                early.cancel()
 
-    async def _deliver(self, source: Source, proc: AcpProcess, route: Route, result: ToolResult) -> tuple[list[dict[str, Any]], bool]:
+    def _early(self, key: str, proc: AcpProcess) -> tuple[early_csv.EarlyCsv | None, asyncio.TimerHandle | None]:
+        """A reader of this call's table file while the server writes it (early.py), started after a
+        short while; only when no other call is in flight on that server (its file would be ambiguous)."""
+        busy = self._in_flight.get(key, 0)
+        self._in_flight[key] = busy + 1
+        if busy or not early_csv.supported() or proc.launch.url:  # an HTTP server's files are not ours to read
+            return None, None
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            return None, None
+        early = early_csv.EarlyCsv(proc.tmp_dir, self.store.dir, self.store.writing)
+        return early, loop.call_later(early_csv.START_AFTER_S, early.start)
+
+    async def _deliver(
+        self, source: Source, proc: AcpProcess, route: Route, result: ToolResult, early: early_csv.EarlyCsv | None = None
+    ) -> tuple[list[dict[str, Any]], bool]:
         plain = proc.plain_mcp_reason is not None  # 4.3: a plain MCP server's _meta.acp is not ACP; ignore it
         if result.is_error:
             payload = None if plain else result.error
@@ -369,6 +396,7 @@ class Bridge:
                         owned_dir=proc.tmp_dir,
                         http_token=proc.launch.token,
                         preload=partial(preload.start, self.query_cache),
+                        early=early,
                     )
                 )
             except OSError as exc:  # a full disk or a read-only project must not hide the answer itself

@@ -19,7 +19,8 @@ from urllib.parse import urlparse
 from analytics_acp.host import fetch_table_uri
 from analytics_acp.tablefile import iter_file_rows, uri_path
 
-from .store import DatasetStore, Preloader
+from .early import EarlyCsv
+from .store import DatasetStore, EarlyClaim, Preloader
 
 MAX_IMAGE_BYTES = 4 * 1024 * 1024  # 8.10: the host MAY skip larger screenshots
 IMAGE_TYPES = {".png": "image/png", ".jpg": "image/jpeg", ".jpeg": "image/jpeg", ".webp": "image/webp", ".gif": "image/gif"}
@@ -53,6 +54,10 @@ def iter_rows(part: dict[str, Any], owned_dir: Path | None, http_token: str | No
         raise ValueError(f"unsupported table_uri scheme {parsed.scheme!r}")
     path = uri_path(str(uri))  # Windows drive letters included
     yield from iter_file_rows(path)
+    _drop_owned(path, owned_dir)
+
+
+def _drop_owned(path: Path, owned_dir: Path | None) -> None:
     # 8.5: the host SHOULD delete the file once read; only files in the server's tmp dir we gave it.
     if owned_dir is not None and path.resolve().is_relative_to(owned_dir.resolve()):
         path.unlink(missing_ok=True)
@@ -70,11 +75,13 @@ def store_extraction(
     owned_dir: Path | None,
     http_token: str | None = None,
     preload: Callable[[str, list[dict[str, Any]], Path], Any] | None = None,
+    early: EarlyCsv | None = None,
 ) -> tuple[list[StoredTable], list[str]]:
     """Write each non-empty table as a dataset; returns the stored tables and the names of empty ones.
 
     ``preload(dataset_id, headers, table_file)`` loads a table that came as a file for acp_query
-    while its CSV is written (preload.py).
+    once its CSV is written (preload.py). ``early`` read the call's table file while the server
+    wrote it (early.py); a single table delivered as that very file takes its CSV.
     """
     base_meta = {
         "origin": "acp",
@@ -115,10 +122,13 @@ def store_extraction(
                 empty.append(name)
         return stored, empty
     dataset_id = store.new_id(source, tool)
+    claim = _early_claim(early, system_data)
     count = store.write_dataset(
         dataset_id, system_data.get("headers") or [], iter_rows(system_data, owned_dir, http_token), base_meta,
-        preload=_preloader(preload, system_data),
+        preload=_preloader(preload, system_data), early=claim,
     )
+    if claim is not None:
+        _drop_owned(uri_path(str(system_data["table_uri"])), owned_dir)  # read early instead of by iter_rows
     if count:
         stored.append(StoredTable(dataset_id, None, count, model_response.get("returned_rows")))
     return stored, empty
@@ -131,6 +141,15 @@ def _preloader(preload: Callable[[str, list[dict[str, Any]], Path], Any] | None,
         return None
     path = uri_path(uri)
     return lambda dataset_id, headers: preload(dataset_id, headers, path)
+
+
+def _early_claim(early: EarlyCsv | None, part: dict[str, Any]) -> EarlyClaim | None:
+    """write_dataset's early CSV for a table delivered as a local file (8.5), else None."""
+    uri = part.get("table_uri")
+    if early is None or not isinstance(uri, str) or urlparse(uri).scheme != "file":
+        return None
+    path = uri_path(uri)
+    return lambda names: early.claim(path, names)
 
 
 def extraction_note(stored: list[StoredTable], empty: list[str], multi: bool) -> str:

@@ -75,6 +75,7 @@ class Preload(Protocol):
 
 
 Preloader = Callable[[str, list[dict[str, Any]]], "Preload | None"]
+EarlyClaim = Callable[[list[str]], "tuple[str, int] | None"]  # early.EarlyCsv.claim for one table file
 
 
 @dataclass
@@ -156,23 +157,31 @@ class DatasetStore:
         meta: dict[str, Any],
         final_headers: Callable[[], list[dict[str, Any]]] | None = None,
         preload: Preloader | None = None,
+        early: EarlyClaim | None = None,
     ) -> int:
         """Stream rows into ``<id>.csv`` and write ``<id>.meta.json``; returns the row count (0: nothing stored).
 
         ``final_headers`` gives the typed headers once every row was seen (query results infer
         their types from the values); otherwise ``headers`` are stored as given. ``preload``
-        (headers known up front only) loads the same rows for acp_query meanwhile (preload.py).
+        (headers known up front only) loads the same rows for acp_query (preload.py). ``early(names)``
+        gives the CSV already written while the server wrote its table file (early.py), if it is
+        provably that table's CSV; ``rows`` are then not read.
         """
         self.dir.mkdir(parents=True, exist_ok=True)
         names = [str(h["name"]) for h in headers]
         typed = [{"name": str(h["name"]), "type": h.get("type") or "string"} for h in headers]
         loader = preload(dataset_id, typed) if preload is not None and final_headers is None else None
-        fd, tmp_csv = tempfile.mkstemp(dir=self.dir, prefix=f".{dataset_id}.", suffix=".csv.tmp")
-        self.writing.add(tmp_csv)
-        count = 0
+        claimed = early(names) if early is not None and final_headers is None else None
+        if claimed is not None:
+            tmp_csv, count = claimed  # already in self.writing
+        else:
+            fd, tmp_csv = tempfile.mkstemp(dir=self.dir, prefix=f".{dataset_id}.", suffix=".csv.tmp")
+            self.writing.add(tmp_csv)
+            count = 0
         try:
-            with os.fdopen(fd, "w", encoding="utf-8", newline="", buffering=WRITE_BUFFER) as handle:
-                count = csvwrite.write_rows(handle, names, rows)  # RFC 4180: CRLF, minimal quoting
+            if claimed is None:
+                with os.fdopen(fd, "w", encoding="utf-8", newline="", buffering=WRITE_BUFFER) as handle:
+                    count = csvwrite.write_rows(handle, names, rows)  # RFC 4180: CRLF, minimal quoting
             if count == 0:
                 os.unlink(tmp_csv)
                 if loader is not None:

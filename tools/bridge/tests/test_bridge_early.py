@@ -1,0 +1,137 @@
+"""The CSV of a big extraction is written while the server still writes its table file (early.py, issue 19.2).
+
+The early CSV is used only when it is provably the CSV of the answer's file: the same file
+(inode), read to its closing bracket in the core's layout, with the answer's column names. It is
+then byte for byte the CSV that reading the finished file gives; anything else falls back.
+"""
+
+import io
+import os
+import time
+from pathlib import Path
+
+import pytest
+from analytics_acp.tablefile import TableFileWriter, file_uri, iter_file_rows
+from analytics_acp_bridge import csvwrite, early
+from analytics_acp_bridge.results import store_extraction
+from analytics_acp_bridge.store import DatasetStore
+
+pytestmark = pytest.mark.skipif(not early.supported(), reason="no early CSV on Windows")
+NAMES = ["id", "channel", "amount", "note"]
+
+
+def _rows(start: int, stop: int) -> list[dict]:
+    return [{"id": i, "channel": ("web", "a,b", "")[i % 3], "amount": i / 4 if i % 5 else None, "note": f"n{i}"}
+            for i in range(start, stop)]
+
+
+def _csv_of(path: Path) -> str:
+    out = io.StringIO(newline="")
+    csvwrite.write_rows(out, NAMES, iter_file_rows(path))
+    return out.getvalue()
+
+
+def _wait(predicate, timeout: float = 60.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not predicate():
+        assert time.monotonic() < deadline, "timed out"
+        time.sleep(0.01)
+
+
+def _reading(tmp_path: Path) -> tuple[early.EarlyCsv, Path, set[str], Path]:
+    folder, csv_dir, writing = tmp_path / "server", tmp_path / "acp-data", set()
+    folder.mkdir()
+    reader = early.EarlyCsv(folder, csv_dir, writing)
+    reader.start()
+    return reader, folder, writing, csv_dir
+
+
+def _partly_written(folder: Path, writing: set[str]) -> TableFileWriter:
+    writer = TableFileWriter(folder, "databases")
+    writer.write(_rows(0, 5000))
+    writer._file.flush()
+    _wait(lambda: bool(writing))  # the reader has turned rows into CSV while the file is unfinished
+    return writer
+
+
+def test_bridge_early_csv_is_the_csv_of_the_finished_file(tmp_path):
+    reader, folder, writing, csv_dir = _reading(tmp_path)
+    writer = _partly_written(folder, writing)
+    writer.write(_rows(5000, 9000))
+    path = writer.close()
+    claimed = reader.claim(path, NAMES)
+    assert claimed is not None
+    tmp_csv, count = claimed
+    assert count == 9000 and tmp_csv in writing
+    assert Path(tmp_csv).read_bytes() == _csv_of(path).encode("utf-8")
+
+
+def test_bridge_early_csv_is_dropped_for_another_file(tmp_path):
+    # The answer names a file other than the one read (another call's, or an 8.6 rewrite): other inode.
+    reader, folder, writing, csv_dir = _reading(tmp_path)
+    _partly_written(folder, writing).close()
+    other = TableFileWriter(tmp_path / "elsewhere", "databases")
+    other.write(_rows(100, 200))
+    assert reader.claim(other.close(), NAMES) is None
+    assert not writing and not list(csv_dir.iterdir())
+
+
+def test_bridge_early_csv_after_a_rewrite_is_never_the_draft(tmp_path):
+    # 8.6 second pass: the draft read so far is deleted and the rows are written again to a new file;
+    # the reader may or may not catch the new file before its rename, but never answers with the draft.
+    reader, folder, writing, csv_dir = _reading(tmp_path)
+    writer = _partly_written(folder, writing)
+    path = writer.close(lambda row: {**row, "amount": str(row["amount"])})
+    claimed = reader.claim(path, NAMES)
+    if claimed is None:
+        assert not writing and not list(csv_dir.iterdir())
+    else:
+        assert Path(claimed[0]).read_bytes() == _csv_of(path).encode("utf-8")
+
+
+def test_bridge_early_csv_is_dropped_when_the_answer_names_other_columns(tmp_path):
+    reader, folder, writing, csv_dir = _reading(tmp_path)
+    path = _partly_written(folder, writing).close()
+    assert reader.claim(path, ["id", "channel", "note", "amount"]) is None
+    assert not writing and not list(csv_dir.iterdir())
+
+
+def test_bridge_early_csv_gives_up_on_another_layout(tmp_path):
+    # A third-party server's one-line array: the usual path (ijson) reads it, not the early reader.
+    reader, folder, writing, csv_dir = _reading(tmp_path)
+    partial = folder / ".other.partial"
+    partial.write_text('[{"id": 1, "channel": "web", "amount": 1.5, "note": "x"}]\n')
+    _wait(lambda: partial.name in reader._tried)
+    path = folder / "other.json"
+    os.replace(partial, path)
+    assert reader.claim(path, NAMES) is None
+    assert not writing and not (csv_dir.exists() and list(csv_dir.iterdir()))
+
+
+def test_bridge_early_csv_cancelled_leaves_nothing(tmp_path):
+    reader, folder, writing, csv_dir = _reading(tmp_path)
+    _partly_written(folder, writing)
+    reader.cancel()
+    reader._thread.join(60)
+    assert not reader._thread.is_alive()
+    assert not writing and not list(csv_dir.iterdir())
+
+
+def test_bridge_early_csv_becomes_the_dataset(tmp_path):
+    store = DatasetStore(tmp_path / "p")
+    folder = tmp_path / "server"
+    folder.mkdir()
+    reader = early.EarlyCsv(folder, store.dir, store.writing)
+    reader.start()
+    writer = _partly_written(folder, store.writing)
+    path = writer.close()
+    expected = _csv_of(path)
+    system_data = {"format": "file", "headers": [{"name": n} for n in NAMES], "table_uri": file_uri(path)}
+    stored, _ = store_extraction(store, source="s", acp_id="databases", tool="execute_sql", model_response={},
+                                 system_info={}, system_data=system_data, owned_dir=folder, early=reader)
+    dataset = store.get(stored[0].dataset_id)
+    assert dataset is not None and dataset.row_count == 5000
+    assert dataset.path.read_bytes() == expected.encode("utf-8")
+    assert not path.exists()  # 8.5: the table file was deleted once read, as before
+    assert not store.writing and sorted(p.name for p in store.dir.iterdir()) == sorted(
+        [dataset.path.name, f"{dataset.id}.meta.json"])
