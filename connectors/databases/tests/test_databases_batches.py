@@ -48,6 +48,19 @@ def test_a_batch_of_final_values_is_passed_through_as_is():
         (1, "web"), (2, "00")]
 
 
+def test_sqlite_batches_pass_unchanged_only_when_every_cell_is_plain(tmp_path):
+    """pysqlite gives str/int/float/bytes/None; the orjson probe (issue 19.2) must flag every BLOB."""
+    with sqlite3.connect(tmp_path / "b.sqlite") as conn:
+        rows = conn.execute("SELECT 1, 'a', 2.5, NULL UNION ALL SELECT 2, x'00ff', 1e300, 'ñ'").fetchall()
+    kinds = [None] * 4
+    converters = [types_map.converter(k) for k in kinds]
+    assert types_map.sqlite_plain(rows[:1])
+    assert not types_map.sqlite_plain(rows)  # the BLOB: convert_batch makes it hex text
+    assert types_map.convert_batch(rows, kinds, converters)[1][1] == "00ff"
+    plain = [(i, f"t{i}", i / 3, None) for i in range(50)]
+    assert types_map.sqlite_plain(plain) and types_map.convert_batch(plain, kinds, converters) is plain
+
+
 @pytest.fixture
 def counted_db(tmp_path) -> str:
     path = tmp_path / "n.sqlite"

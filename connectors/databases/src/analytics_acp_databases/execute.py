@@ -132,9 +132,10 @@ def stream_rows(session: Session, result: Any, kinds: list, converters: list, li
     credentials = session.source.credentials
     count = 0
     finished = False
+    plain = session.backend == "sqlite" and not any(kinds)  # values only made JSON-safe (run_execute_sql)
     try:
         for batch in fetch_batches(result, limit):
-            rows = types_map.convert_batch(batch, kinds, converters)
+            rows = batch if plain and types_map.sqlite_plain(batch) else types_map.convert_batch(batch, kinds, converters)
             if limit is not None and count + len(rows) > limit:
                 yield from rows[: limit - count]
                 note = f"Extraction stopped at limit={limit} rows; the query returns more. Aggregate in SQL or raise limit if you need every row."
