@@ -7,6 +7,7 @@ then byte for byte the CSV that reading the finished file gives; anything else f
 
 import io
 import os
+import threading
 import time
 from pathlib import Path
 
@@ -135,3 +136,18 @@ def test_bridge_early_csv_becomes_the_dataset(tmp_path):
     assert not path.exists()  # 8.5: the table file was deleted once read, as before
     assert not store.writing and sorted(p.name for p in store.dir.iterdir()) == sorted(
         [dataset.path.name, f"{dataset.id}.meta.json"])
+
+
+def test_bridge_early_csv_skips_what_is_not_a_regular_file(tmp_path):
+    # Opening a FIFO for reading would block the reader (and the answer's claim) forever.
+    reader, folder, writing, csv_dir = _reading(tmp_path)
+    fifo = folder / ".a-fifo.partial"
+    os.mkfifo(fifo)
+    _wait(lambda: fifo.name in reader._tried)
+    writer = _partly_written(folder, writing)
+    path = writer.close()
+    result: list = []
+    claiming = threading.Thread(target=lambda: result.append(reader.claim(path, NAMES)), daemon=True)
+    claiming.start()
+    claiming.join(60)
+    assert result and result[0] is not None and result[0][1] == 5000

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import stat
 import sys
 import tempfile
 import threading
@@ -76,12 +77,12 @@ class EarlyCsv:
         if self._final.is_set():
             return None  # one claim per call: the thread has ended
         try:
-            stat = os.stat(path)
+            info = os.stat(path)
         except OSError:
-            stat = None
-        if stat is not None:
-            self._wanted = ((stat.st_dev, stat.st_ino), list(names))
-        if not self._started or stat is None:
+            info = None
+        if info is not None:
+            self._wanted = ((info.st_dev, info.st_ino), list(names))
+        if not self._started or info is None:
             self._stop.set()
             return None
         self._final.set()
@@ -98,11 +99,11 @@ class EarlyCsv:
                 self._stop.wait(POLL_S)
                 continue
             try:
-                fd = os.open(candidate, os.O_RDONLY)
+                fd = os.open(candidate, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))  # a FIFO must not block us
             except OSError:
                 continue
             try:
-                if _Tail(self, fd).run():
+                if stat.S_ISREG(os.fstat(fd).st_mode) and _Tail(self, fd).run():
                     return
             finally:
                 os.close(fd)
