@@ -37,7 +37,9 @@ def test_paging_over_several_pages_with_start_row(env, ctx_for, monkeypatch):
     rows = rows_of(out)
     assert len(rows) == 120  # 40 queries x 3 days
     paging = [r.body for r in env.queries(DOMAIN) if r.body["dimensions"] == ["query", "date"]]
-    assert [b["startRow"] for b in paging] == list(range(0, 126, 7)) and {b["rowLimit"] for b in paging} == {7}
+    # Two in flight once a page came back full: startRow 126, beyond the short page, may have been sent.
+    assert sorted(b["startRow"] for b in paging) in (list(range(0, 126, 7)), list(range(0, 133, 7)))
+    assert {b["rowLimit"] for b in paging} == {7}
     assert len({(r["query"], r["date"]) for r in rows}) == 120
 
 

@@ -86,8 +86,36 @@ def _pages(rows_total: int, ceiling: int):
 def test_planner_pages_until_a_short_page():
     fetch, sent = _pages(23, 10_000)
     plan = planner.extract(fetch, {"dimensions": ["query"]}, start="2026-09-01", end="2026-09-01", has_date=False, page_size=5)
-    assert [b["startRow"] for b in sent] == [0, 5, 10, 15, 20]
+    # Two requests in flight after a full first page: the one beyond the short page (startRow 25) may have been sent.
+    assert sorted(b["startRow"] for b in sent) in ([0, 5, 10, 15, 20], [0, 5, 10, 15, 20, 25])
+    assert plan.requests >= 5
     assert all(b["rowLimit"] == 5 for b in sent) and len(plan.rows) == 23 and not plan.split_by_day
+    assert [r["keys"][0] for r in plan.rows] == [f"q{i}" for i in range(23)]  # the API's order
+    fetch, sent = _pages(4, 10_000)  # a single short page: nothing speculative
+    assert len(planner.extract(fetch, {}, start="2026-09-01", end="2026-09-01", has_date=False, page_size=5).rows) == 4
+    assert len(sent) == 1
+
+
+def test_planner_keeps_the_next_page_in_flight_and_hands_pages_over_in_order():
+    # Page 5 is only answered once the request for page 10 has arrived: sequential paging would wait forever
+    # (bounded here), so this proves the API prepares the next page while one is being read.
+    import threading
+
+    fetch_inner, sent = _pages(23, 10_000)
+    page10_sent = threading.Event()
+
+    def fetch(body):
+        if body["startRow"] == 10:
+            page10_sent.set()
+        elif body["startRow"] == 5:
+            assert page10_sent.wait(10), "the request for page 10 was not sent while page 5 was pending"
+        return fetch_inner(body)
+
+    seen: list[list[str]] = []
+    window = planner.fetch_window(fetch, {"startDate": "2026-09-01", "endDate": "2026-09-01"}, page_size=5,
+                                  on_page=lambda page: seen.append([r["keys"][0] for r in page]))
+    assert [k for page in seen for k in page] == [f"q{i}" for i in range(23)] and len(seen) == 5
+    assert window.rows == [] and window.count == 23  # handed to on_page, not kept twice
 
 
 def test_planner_splits_by_day_at_the_ceiling_and_warns_about_capped_days():
@@ -95,7 +123,9 @@ def test_planner_splits_by_day_at_the_ceiling_and_warns_about_capped_days():
     plan = planner.extract(fetch, {"dimensions": ["query", "date"]}, start="2026-09-01", end="2026-09-03",
                            has_date=True, row_ceiling=6, page_size=5)
     assert plan.split_by_day and len(plan.rows) == 12
-    assert sorted((b["startDate"], b["endDate"]) for b in sent[2:]) == [("2026-09-01", "2026-09-01")] * 1 + [
+    window = [b for b in sent if b["startDate"] != b["endDate"]]  # a full page, then two in flight
+    assert sorted(b["startRow"] for b in window) in ([0, 5], [0, 5, 10])
+    assert sorted((b["startDate"], b["endDate"]) for b in sent if b["startDate"] == b["endDate"]) == [("2026-09-01", "2026-09-01")] * 1 + [
         ("2026-09-02", "2026-09-02"), ("2026-09-03", "2026-09-03")]
     assert "fetched day by day (3 days" in plan.warnings[0] and not plan.capped_days
     fetch, _ = _pages(10, 6)  # even one day exceeds the ceiling

@@ -9,6 +9,7 @@ not a dimension. A day that reaches the ceiling on its own is reported: its tail
 
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -19,6 +20,7 @@ from .dates import days
 PAGE_SIZE = 25_000  # the API's maximum rowLimit
 DEFAULT_ROW_CEILING = 50_000  # rows one query can reach (Google: 50k rows per day per search type)
 DAY_CONCURRENCY = 4  # day slices fetched at once (a year split by day is 365+ requests)
+PAGES_AHEAD = 2  # page requests of one window in flight once its first page came back full
 
 Fetch = Callable[[dict[str, Any]], dict[str, Any]]
 
@@ -27,7 +29,8 @@ Fetch = Callable[[dict[str, Any]], dict[str, Any]]
 class WindowRows:
     """Rows of one query (all its pages) and what the responses said."""
 
-    rows: list[dict[str, Any]] = field(default_factory=list)
+    rows: list[dict[str, Any]] = field(default_factory=list)  # empty when the pages went to on_page
+    count: int = 0  # rows read (kept in ``rows`` or handed to on_page)
     requests: int = 0
     first_incomplete_date: str | None = None
     first_incomplete_hour: str | None = None
@@ -59,39 +62,55 @@ class Plan:
 
 
 def fetch_window(fetch: Fetch, body: dict[str, Any], row_cap: int | None = None, page_size: int | None = None,
-                 on_page: Callable[[list[dict[str, Any]]], None] | None = None) -> WindowRows:
+                 on_page: Callable[[list[dict[str, Any]]], None] | None = None, ahead: int = PAGES_AHEAD) -> WindowRows:
     """Page one query with startRow until a page comes back short (or row_cap rows were read).
 
-    One request is in flight at a time, but the next page is requested before this one is handed
-    to ``on_page``: converting a page overlaps with the API preparing the next.
+    Pages are handed over in startRow order. Once the first page came back full, up to
+    ``ahead`` requests are in flight, so the API prepares the next page while this one is
+    read and converted (at most ``ahead - 1`` requests beyond the last page are wasted, and only for
+    windows of more than one page). With ``on_page`` the pages go to it and are not kept in ``rows``
+    (a big extraction holds one copy of its rows: the converted ones).
     """
     size = page_size or PAGE_SIZE
     out = WindowRows()
 
+    sent: list[int] = []  # list.append is atomic: the page threads count their own requests
+
     def request(start: int) -> dict[str, Any]:
+        sent.append(start)
         return fetch({**body, "rowLimit": size, "startRow": start})
 
-    start = 0
-    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="gsc-page") as pool:
-        pending = pool.submit(request, start)
+    ahead = max(1, ahead)
+    pool = ThreadPoolExecutor(max_workers=ahead, thread_name_prefix="gsc-page")
+    try:
+        pending = deque([pool.submit(request, 0)])
+        next_start = size  # startRow of the next request to send
         while True:
-            response = pending.result()
-            out.requests += 1
+            response = pending.popleft().result()
             out.note_metadata(response)
             page = response.get("rows") or []
-            room = None if row_cap is None else row_cap - len(out.rows)
+            room = None if row_cap is None else row_cap - out.count
             more = len(page) == size and (room is None or room > len(page))
-            if more:
-                start += size
-                pending = pool.submit(request, start)
+            # Requests beyond row_cap are never sent; the next page is always requested when needed.
+            while more and len(pending) < ahead and (row_cap is None or next_start < row_cap):
+                pending.append(pool.submit(request, next_start))
+                next_start += size
             kept = page if room is None or room >= len(page) else page[:room]
-            out.rows.extend(kept)
-            if on_page is not None:
+            out.count += len(kept)
+            if on_page is None:
+                out.rows.extend(kept)
+            else:
                 on_page(kept)
             if not more:
-                if row_cap is not None and len(out.rows) >= row_cap:
+                if row_cap is not None and out.count >= row_cap:
                     out.reached_cap = len(page) == size or len(kept) < len(page)
+                pool.shutdown(wait=False, cancel_futures=True)  # a request beyond the end is dropped if not sent yet
+                out.requests = len(sent)  # sent, a wasted one included
                 return out
+            del page, kept, response  # the converted rows are all that is kept of a page
+    finally:
+        # A request beyond the end (or after an error) may still be in flight: its answer is not awaited.
+        pool.shutdown(wait=False, cancel_futures=True)
 
 
 def _merge_key(row: dict[str, Any]) -> tuple[str, ...]:
@@ -134,14 +153,15 @@ def extract(fetch: Fetch, body: dict[str, Any], *, start: str, end: str, has_dat
     ``has_date``: date or hour is a dimension, so day slices concatenate; otherwise they are merged.
     ``row_cap``: stop after that many rows (the API's top rows); no day splitting is needed then
     unless the cap lies beyond the ceiling.
-    ``on_page``: called with each page of the whole window as it arrives (not for day slices);
-    when the plan ends up split by day (``split_by_day``), what it saw is superseded by ``rows``.
+    ``on_page``: called with each page of the whole window as it arrives (not for day slices), which
+    then leaves ``rows`` empty; when the plan ends up split by day (``split_by_day``), what it saw
+    is superseded by ``rows``. Day slices page one request at a time (DAY_CONCURRENCY bounds them).
     """
     whole = fetch_window(fetch, {**body, "startDate": start, "endDate": end}, row_cap, page_size, on_page)
     plan = Plan(rows=whole.rows, requests=whole.requests, pages=whole.requests,
                 first_incomplete_date=whole.first_incomplete_date, first_incomplete_hour=whole.first_incomplete_hour,
                 row_cap_applied=whole.reached_cap)
-    if whole.reached_cap or len(whole.rows) < row_ceiling:
+    if whole.reached_cap or whole.count < row_ceiling:
         return plan
     window_days = days(start, end)
     if len(window_days) == 1:
@@ -151,7 +171,7 @@ def extract(fetch: Fetch, body: dict[str, Any], *, start: str, end: str, has_dat
     # 50k-per-day ceiling reached over the window: fetch day by day so that more rows come back.
     slices: list[list[dict[str, Any]]] = []
     with ThreadPoolExecutor(max_workers=DAY_CONCURRENCY, thread_name_prefix="gsc-day") as pool:
-        parts = list(pool.map(lambda day: fetch_window(fetch, {**body, "startDate": day, "endDate": day}, None, page_size),
+        parts = list(pool.map(lambda day: fetch_window(fetch, {**body, "startDate": day, "endDate": day}, None, page_size, ahead=1),
                               window_days))
     for day, part in zip(window_days, parts, strict=True):
         plan.requests += part.requests

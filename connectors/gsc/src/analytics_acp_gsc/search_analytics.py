@@ -96,7 +96,7 @@ def run_search_analytics(args: dict[str, Any], ctx: CallContext) -> Extraction:
 
     plan = fetch_rows(client, site, q, start, end, ctx, None if order else cap, on_page)
     if on_page is not None and not plan.split_by_day:
-        rows, plan.rows = early, []  # the API's dicts are not needed any more
+        rows = early  # the pages went to on_page only: the API's dicts were dropped page by page
     else:
         convert = row_converter(q, plan.first_incomplete_date, plan.first_incomplete_hour)
         rows = [convert(r) for r in plan.rows]
