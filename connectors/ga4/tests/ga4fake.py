@@ -307,7 +307,8 @@ class GA4Fake:
             "rows": [{"dimensionValues": [{"value": v} for v in dv],
                       "metricValues": [{"value": self._fmt(v, t)} for v, t in zip(mv, types, strict=True)]} for dv, mv in page],
             "rowCount": len(rows),
-            "metadata": {"currencyCode": prop.currency, "timeZone": prop.time_zone},
+            # Like GA4, a requested currencyCode is the one the response reports (values are not converted here).
+            "metadata": {"currencyCode": body.get("currencyCode") or prop.currency, "timeZone": prop.time_zone},
             "kind": "analyticsData#runReport",
         }
         if not page:

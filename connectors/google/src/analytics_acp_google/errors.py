@@ -20,6 +20,10 @@ _QUOTA_WORDS = ("RESOURCE_EXHAUSTED", "rateLimitExceeded", "quotaExceeded", "use
 _SECRETISH = re.compile(r"(ya29\.[\w\-.]+|eyJ[\w\-]+\.[\w\-]+\.[\w\-]*|-----BEGIN[^-]+-----.*?-----END[^-]+-----|"
                         r"(?i:bearer)\s+\S+|1//[\w\-]+)", re.S)
 
+# google.api_core's REST errors start their message with "POST https://…/v1beta/properties/1:runReport?%24alt=json…: ";
+# the request line is noise for the model and pushed Google's own words past the length bound.
+_REQUEST_LINE = re.compile(r"^(?:GET|POST|PUT|PATCH|DELETE) \S+: ")
+
 
 def scrub(text: str, limit: int = 400) -> str:
     """An upstream message made safe to show: secret-looking strings removed, length bounded."""
@@ -41,7 +45,7 @@ def _http_status_and_message(exc: BaseException) -> tuple[int | None, str, str]:
     if isinstance(code, int) and hasattr(exc, "message"):  # google.api_core.exceptions.GoogleAPICallError
         reason = " ".join(str(x) for x in (_safe(exc, "reason"), _safe(exc, "grpc_status_code"),
                                             _safe(exc, "details"), _safe(exc, "errors")) if x)
-        return code, str(getattr(exc, "message", "") or ""), reason
+        return code, _REQUEST_LINE.sub("", str(getattr(exc, "message", "") or "")), reason
     resp = getattr(exc, "resp", None)
     status = getattr(resp, "status", None)
     if status is not None:  # googleapiclient.errors.HttpError
