@@ -95,6 +95,11 @@ def collect_urls(args: dict[str, Any], ctx: CallContext) -> list[str]:
     return unique
 
 
+class _NotSent(Exception):
+    """A URL whose inspection was not started because the call had already failed (never surfaces:
+    the failure that stopped the call comes first in submission order)."""
+
+
 def run_inspect_urls(args: dict[str, Any], ctx: CallContext) -> Extraction:
     """The inspect_urls tool."""
     site = ctx.require_resource_id()
@@ -105,16 +110,23 @@ def run_inspect_urls(args: dict[str, Any], ctx: CallContext) -> Extraction:
     ledger = Ledger(ctx.cache_dir)
     ledger.reserve(site, len(urls))
     lock = threading.Lock()
+    stopped = threading.Event()
     sent = 0
 
     def one(url: str) -> tuple[Any, ...]:
         nonlocal sent
+        if stopped.is_set():  # a call-level failure already ended the call: never sent
+            raise _NotSent
         with lock:
             sent += 1
         try:
             return to_row(url, client.inspect(site, url, language))
         except InvalidArguments as exc:  # a 400 for this URL only
             return to_row(url, None, exc.message)
+        except BaseException:
+            # Set here, in the worker: the caller may wake up only after the pool has started more URLs.
+            stopped.set()
+            raise
 
     pool = ThreadPoolExecutor(max_workers=min(CONCURRENCY, len(urls)), thread_name_prefix="gsc-inspect")
     try:
