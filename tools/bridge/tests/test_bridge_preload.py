@@ -104,3 +104,32 @@ def test_bridge_preload_worker_starts_only_once_the_csv_is_saved(tmp_path):
     assert loader._proc is not None
     assert loader.done.wait(120)
     assert loader._proc.returncode == 0  # it read the table file through the descriptor opened at first
+
+
+def test_bridge_preload_takes_a_number_column_with_ints_past_64_bits(tmp_path):
+    # pysqlite cannot bind such an int: the worker used to die on it (the first query then loaded
+    # the CSV). The batch now goes in as the CSV's text, and the table is the CSV's.
+    store, cache = DatasetStore(tmp_path / "p"), TableCache()
+    rows = [{"amount": 2**70 + i if i % 1000 == 7 else (i if i % 2 else i + 0.5)} for i in range(5000)]
+    rows += [{"amount": 2**65}, {"amount": 3}]  # a batch of ints only, one past 64 bits
+    path = write_table_file(rows, tmp_path / "server-tmp")
+    headers = [{"name": "amount", "type": "number"}]
+    stored, _ = store_extraction(
+        store, source="s", acp_id="databases", tool="execute_sql", model_response={}, system_info={},
+        system_data={"format": "file", "headers": headers, "table_uri": file_uri(path)},
+        owned_dir=tmp_path / "server-tmp", preload=partial(preload.start, cache),
+    )
+    dataset_id = stored[0].dataset_id
+    sql = f"SELECT amount, typeof(amount) AS t FROM {dataset_id} ORDER BY rowid"
+    conn, result = run_query(store, sql, cache)
+    try:
+        preloaded = list(result.records())
+    finally:
+        conn.close()
+    assert cache.preloaded == 1 and cache.loads == 0
+    conn, result = run_query(store, sql, None)
+    try:
+        assert preloaded == list(result.records())
+    finally:
+        conn.close()
+    assert {r["t"] for r in preloaded} == {"real"} and preloaded[7]["amount"] == float(2**70 + 7)

@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 import sqlite3
 import sys
-from itertools import islice, repeat
+from itertools import repeat
 from pathlib import Path
 from typing import Any
 
@@ -22,7 +22,6 @@ from analytics_acp.results.inference import FALSE_WORDS, TRUE_WORDS
 
 from . import csvtypes
 
-BATCH = 4096
 OVER_BUDGET = 3  # the worker's exit code when the table would not fit the cache budget
 _NONE = type(None)
 _INT_OK = frozenset({int, _NONE})
@@ -56,17 +55,28 @@ def cell_sql(index: int, kind: str) -> str:
 def _plain(column: list[Any], kind: str) -> bool:
     """True when SQLite stores these values exactly as it stores their CSV text in a ``kind`` column."""
     kinds = set(map(type, column))
-    if kind == "integer":
+    if kind == "integer" or (kind == "number" and kinds <= _INT_OK):
         if not kinds <= _INT_OK:
             return False
         values = [v for v in column if v is not None] if _NONE in kinds else column
-        return not values or (_INT64[0] <= min(values) and max(values) <= _INT64[1])
+        return _in_int64(values)
     if kind == "number":
-        # NaN/inf are written as text in the CSV; an overflowing sum only sends the batch the slow way.
-        return kinds <= _REAL_OK and (float not in kinds or math.isfinite(sum(v for v in column if v.__class__ is float)))
+        if not kinds <= _REAL_OK:
+            return False
+        values = [v for v in column if v is not None] if _NONE in kinds else column
+        if int in kinds and not _in_int64([v for v in values if v.__class__ is int]):
+            return False  # pysqlite cannot bind an int past 64 bits; the CSV text goes in as REAL
+        try:  # NaN/inf are written as text in the CSV; an overflowing sum only sends the batch the slow way
+            return math.isfinite(sum(values))
+        except OverflowError:
+            return False
     if kind == "boolean":
         return kinds <= _BOOL_OK
     return kinds <= _TEXT_OK and "" not in column  # "" is written as an empty cell: NULL
+
+
+def _in_int64(values: list[Any]) -> bool:
+    return not values or (_INT64[0] <= min(values) and max(values) <= _INT64[1])
 
 
 def _cell_text(value: Any) -> str:
@@ -104,14 +114,13 @@ class TableLoader:
 
 def worker() -> int:
     """``python -m analytics_acp_bridge.tableload``: spec on stdin; the table goes to the SQLite file ``out``."""
-    from analytics_acp.tablefile import iter_file_rows
+    from analytics_acp.tablefile import iter_file_chunks
 
     spec = orjson.loads(sys.stdin.buffer.read())
     conn = sqlite3.connect(":memory:")
     conn.execute("PRAGMA journal_mode=OFF")
     loader = TableLoader(conn, spec["table"], spec["names"], spec["kinds"])
-    rows = iter_file_rows(Path(f"/dev/fd/{spec['fd']}"))
-    while batch := list(islice(rows, BATCH)):
+    for batch in iter_file_chunks(Path(f"/dev/fd/{spec['fd']}")):  # a line of the file (~2,000 rows) each
         loader.insert(batch)
         if _db_bytes(conn) > spec["budget"]:
             return OVER_BUDGET
