@@ -128,6 +128,7 @@ def test_the_15_3_script(world, tmp_path):
             res = await client.call_tool("autocontext", {"resource_id": PROJECT}, meta=base)
             assert not res.is_error, res.text
             (datasets,) = [b for b in res.model_response if b["id"] == "datasets"]
+            assert datasets["description"] == "Project datasets with their location."  # 7.2's example, word for word
             assert {"dataset": RESOURCE, "location": "EU"} in datasets["data"]
 
     anyio.run(main)

@@ -36,7 +36,7 @@ def _call(ctx: CallContext, fn: Any, *args: Any, listing: bool = False, **kwargs
 
 
 def block_datasets(resource_id: str, ctx: CallContext) -> list[dict[str, Any]]:
-    """Datasets of the project with their location (project level)."""
+    """Project datasets with their location (project level)."""
     ref = parse(resource_id)
     client = _client(ctx, ref)
     items = _call(ctx, client.list_datasets, ref.project, listing=True)

@@ -211,7 +211,7 @@ def block_specs() -> list[BlockSpec]:
     return [
         BlockSpec(
             id="datasets",
-            description="Datasets of the project with their location.",
+            description="Project datasets with their location.",
             fetch=_block("datasets"),
             applies_to=["project"],
             ttl_s=6 * 3600,
