@@ -1,5 +1,6 @@
 """Issue 16 behaviours the audit found untested: dateHour typed datetime, keep_empty_rows and currency_code
-as sent to the Data API, rates in regex clusters with a breakdown, and a plain 404 on a property."""
+as sent to the Data API, rates in regex clusters with a breakdown, a plain 404 on a property, and
+compare_conversion_models' revenue columns and its "all key events" default."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import re
 
 import pytest
 from analytics_acp import ResourceNotFound
+from analytics_acp_ga4.attribution import compare_conversion_models
 from analytics_acp_ga4.cluster import run_report_by_regex_cluster
 from analytics_acp_ga4.report import run_report as _run_report
 
@@ -90,3 +92,61 @@ def test_a_plain_404_on_a_property_is_resource_not_found(fake, make_ctx, server)
     assert "ikaue.com (123456789, account IKAUE)" in msg and "Store (987654321, account Client X)" in msg
     assert info.value.code == -32004 or info.value.name == "ACP_RESOURCE_NOT_FOUND"
     assert len(server.requests_to(r"/properties/555:runReport$", "POST")) == 1  # a 404 is not retried
+
+
+MODELS = [("first_user", "firstUserDefaultChannelGroup"), ("session", "sessionDefaultChannelGroup"),
+          ("attributed", "defaultChannelGroup")]
+
+
+def _credit(facts, dimension, event=None):
+    """{channel: (key events, revenue)} straight from the fake's facts, as GA4 would group them."""
+    out: dict[str, tuple[float, float]] = {}
+    for f in facts:
+        ke = f["keyEvents"] if event is None or f["eventName"] == event else 0
+        k, r = out.get(f[dimension], (0, 0.0))
+        out[f[dimension]] = (k + ke, r + f["totalRevenue"])
+    return out
+
+
+def test_conversion_models_revenue_columns_are_each_models_revenue(fake, make_ctx, server):
+    facts = [f for f in fake.properties["123456789"].facts if _in_default_window(f, fake.today)]
+    ex = compare_conversion_models({"key_events": ["purchase"]}, make_ctx("compare_conversion_models"))
+    rows = {r[0]: dict(zip(ex.columns, r, strict=True)) for r in ex.rows}
+    assert ex.columns[7:10] == ["revenue_first_user", "revenue_session", "revenue_attributed"]
+    assert {h.name: (h.type, h.role) for h in ex.headers}["revenue_attributed"] == ("number", "metric")
+    moved = False
+    for model, dimension in MODELS:
+        expected = _credit(facts, dimension, "purchase")
+        assert {c: row[f"revenue_{model}"] for c, row in rows.items()} == {c: expected.get(c, (0, 0.0))[1] for c in rows}
+        assert {c: row[f"key_events_{model}"] for c, row in rows.items()} == {c: expected.get(c, (0, 0))[0] for c in rows}
+        moved |= any(rows[c]["revenue_first_user"] != rows[c][f"revenue_{model}"] for c in rows)
+    assert moved, "the fake's data moves revenue between models, so the columns can tell them apart"
+    total_revenue = sum(f["totalRevenue"] for f in facts)
+    assert total_revenue > 0
+    for model, _ in MODELS:  # the API's totals: every model credits the same revenue, split differently
+        assert ex.totals[f"revenue_{model}"] == total_revenue
+        assert sum(r[f"revenue_{model}"] for r in rows.values()) == total_revenue
+    # Purchases are the only revenue events; 2 key events each in this data.
+    assert ex.totals["key_events_session"] == 2 * sum(1 for f in facts if f["eventName"] == "purchase")
+
+
+def test_conversion_models_without_key_events_count_all_key_events(fake, make_ctx, server):
+    facts = [f for f in fake.properties["123456789"].facts if _in_default_window(f, fake.today)]
+    ex = compare_conversion_models({}, make_ctx("compare_conversion_models"))
+    bodies = [r.body for r in server.requests_to(RR)]
+    assert [b["metrics"] for b in bodies] == [[{"name": "keyEvents"}, {"name": "totalRevenue"}]] * 3  # no keyEvents:<event>
+    assert [b["dateRanges"] for b in bodies] == [[{"startDate": "28daysAgo", "endDate": "yesterday"}]] * 3
+    assert ex.arguments["key_events"] == [] and (ex.arguments["start_date"], ex.arguments["end_date"]) == ("28daysAgo", "yesterday")
+    assert "(all key events)" in ex.description
+    rows = {r[0]: dict(zip(ex.columns, r, strict=True)) for r in ex.rows}
+    for model, dimension in MODELS:
+        expected = _credit(facts, dimension)
+        assert {c: row[f"key_events_{model}"] for c, row in rows.items()} == {c: expected.get(c, (0, 0))[0] for c in rows}
+        assert ex.totals[f"key_events_{model}"] == sum(f["keyEvents"] for f in facts)
+    # All key events include generate_lead, so the default counts more than purchases alone.
+    purchases_only = compare_conversion_models({"key_events": ["purchase"]}, make_ctx("compare_conversion_models"))
+    leads = 2 * sum(1 for f in facts if f["eventName"] == "generate_lead")
+    assert leads > 0 and ex.totals["key_events_session"] == purchases_only.totals["key_events_session"] + leads
+    # Shares are of all key events: per model they add up to 1.
+    for model, _ in MODELS:
+        assert abs(sum(r[f"share_{model}"] for r in rows.values()) - 1) < 0.01
