@@ -101,6 +101,10 @@ async def test_cost_preflight_9_2():
         assert ok.system_info["cost_actual_usd"] == 0.5
         zero = await c.call_tool("paid", {"n": 1, "resource_id": "acc1"}, meta={**M, "cost_limit_usd": 0})
         assert zero.error["name"] == "ACP_COST_LIMIT_EXCEEDED"  # 9.2: limit 0 refuses any positive estimate
+        assert zero.error["message"].startswith("The query would cost about $0.01 and the limit is $0.00.")
+        close = await c.call_tool("paid", {"n": 1, "resource_id": "acc1"}, meta={**M, "cost_limit_usd": 0.009})
+        # Cents alone would print "$0.01 and the limit is $0.01": the amounts keep the decimals that tell them apart.
+        assert close.error["message"].startswith("The query would cost about $0.010 and the limit is $0.009.")
 
 
 async def test_autocontext_resources_6_3():

@@ -21,8 +21,21 @@ def cost_preflight(loaded: LoadedConnector, tool: ToolSpec, args: dict[str, Any]
         estimate = CostEstimate(usd=float(estimate))
     record.cost_estimate_usd = ctx.cost_estimate_usd = round(float(estimate.usd), 6)
     if estimate.usd > ctx.cost_limit_usd:
+        cost, limit = _dollars(float(estimate.usd), float(ctx.cost_limit_usd))
         raise CostLimitExceeded(
-            f"The query would cost about ${estimate.usd:.2f} and the limit is ${ctx.cost_limit_usd:.2f}. "
+            f"The query would cost about ${cost} and the limit is ${limit}. "
             f"Narrow the query ({estimate.hint}) or ask the user to raise the limit.",
             {"estimate_usd": round(float(estimate.usd), 6), "limit_usd": ctx.cost_limit_usd, **estimate.data},
         )
+
+
+def _dollars(cost: float, limit: float) -> tuple[str, str]:
+    """Cents as in 9.2's message, more decimals (up to 6) when cents would print the two amounts alike.
+
+    With the default limit of 0, a small query read "about $0.00 and the limit is $0.00".
+    """
+    for places in range(2, 7):
+        pair = f"{cost:.{places}f}", f"{limit:.{places}f}"
+        if pair[0] != pair[1]:
+            break
+    return pair
