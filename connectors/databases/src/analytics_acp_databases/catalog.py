@@ -256,17 +256,49 @@ def schema_for_inference(session: Session, tables: list[str], default: str | Non
         schema = parts[0] if len(parts) == 2 else None
         key = (ident, session.source.database, schema, parts[-1])
         now = time.monotonic()
-        with _COLUMN_CACHE_LOCK:
-            hit = _COLUMN_CACHE.get(key)
-        if hit and now - hit[0] < COLUMN_CACHE_S:
-            columns = hit[1]
-        else:
+        columns = _cached_columns(key, now)
+        if columns is None:
             try:
                 columns = {c["name"]: c["type"] for c in table_columns(session, schema, parts[-1])}
             except Exception:
                 return {}
             with _COLUMN_CACHE_LOCK:
                 _COLUMN_CACHE[key] = (now, columns)
+        if depth == 2:
+            nested.setdefault(schema or default or "", {})[parts[-1]] = columns
+        else:
+            nested[parts[-1]] = columns
+    return nested
+
+
+def _cached_columns(key: tuple, now: float) -> dict[str, str] | None:
+    with _COLUMN_CACHE_LOCK:
+        hit = _COLUMN_CACHE.get(key)
+    return hit[1] if hit and now - hit[0] < COLUMN_CACHE_S else None
+
+
+def cached_schema_for_inference(source: Source, tables: list[str], default: str | None) -> dict[str, Any] | None:
+    """``schema_for_inference`` from the column cache alone, without a connection.
+
+    None when something needs the database: a table not reflected yet (or expired), or a
+    schema-qualified query with unqualified tables and no known default schema.
+    """
+    if not tables or len(tables) > 12:
+        return {}
+    depth = max(len(t.split(".")) for t in tables)
+    if depth > 2:
+        return {}
+    if depth == 2 and not default and any("." not in t for t in tables):
+        return None  # the connection's default schema is needed
+    ident = creds.identity_hash(source.credentials)
+    now = time.monotonic()
+    nested: dict[str, Any] = {}
+    for name in tables:
+        parts = name.split(".")
+        schema = parts[0] if len(parts) == 2 else None
+        columns = _cached_columns((ident, source.database, schema, parts[-1]), now)
+        if columns is None:
+            return None
         if depth == 2:
             nested.setdefault(schema or default or "", {})[parts[-1]] = columns
         else:

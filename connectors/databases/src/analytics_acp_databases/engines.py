@@ -40,7 +40,9 @@ log = logging.getLogger(__name__)
 # Explicit, so a frozen build (no entry-point metadata) still finds the DuckDB dialect.
 sa.dialects.registry.register("duckdb", "duckdb_engine", "Dialect")
 
-MAX_ENGINES = 16
+# Engines kept (LRU). Above the number of sources in use at once, every call would build and
+# dispose an engine (and reconnect); 64 covers 50 concurrent HTTP sessions with their own files.
+MAX_ENGINES = 64
 DEFAULT_TIMEOUT_S = 60.0
 _ENGINES: OrderedDict[tuple, Engine] = OrderedDict()
 _ENGINES_LOCK = threading.RLock()

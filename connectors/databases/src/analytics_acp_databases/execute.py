@@ -196,13 +196,16 @@ def column_types(session: Session, checked: CheckedQuery, description: Any, sche
     tree = checked.query_tree
     if all(k is not None for k in driver) or tree is None:
         return driver
-    try:
-        with open_read(session.source, schema, timeout_s=10) as side:
-            default = schema or catalog.default_schema(side)
-            mapping = catalog.schema_for_inference(side, checked.tables, default)
-    except Exception:
-        mapping = {}
-    inferred = types_map.inferred_types(tree, mapping, sqlglot_dialect(backend), len(driver))
+    # Every referenced table already reflected (the column cache): no second connection.
+    mapping = catalog.cached_schema_for_inference(session.source, checked.tables, schema)
+    if mapping is None:
+        try:
+            with open_read(session.source, schema, timeout_s=10) as side:
+                default = schema or catalog.default_schema(side)
+                mapping = catalog.schema_for_inference(side, checked.tables, default)
+        except Exception:
+            mapping = {}
+    inferred = types_map.inferred_types_memo(checked.sql, tree, mapping, sqlglot_dialect(backend), len(driver))
     return types_map.merge(driver, inferred)
 
 

@@ -15,7 +15,9 @@ from __future__ import annotations
 import datetime as dt
 import decimal
 import json
+import threading
 import uuid
+from collections import OrderedDict
 from collections.abc import Callable
 from itertools import chain
 from typing import Any
@@ -116,6 +118,35 @@ def inferred_types(tree: exp.Expression | None, schema: dict[str, Any], dialect:
     if len(selects) != count:
         return [None] * count
     return [acp_type(s.type) for s in selects]
+
+
+INFERRED_MEMO_SIZE = 512
+_INFERRED: OrderedDict[tuple[str, str | None, int, bytes], tuple[str | None, ...]] = OrderedDict()
+_INFERRED_LOCK = threading.Lock()
+
+
+def inferred_types_memo(sql: str, tree: exp.Expression | None, schema: dict[str, Any], dialect: str | None,
+                        count: int) -> list[str | None]:
+    """``inferred_types`` remembered per (SQL text, dialect, column count, reflected schema), LRU-bounded.
+
+    The tree is parsed from that SQL text in that dialect, so the key decides the answer; the
+    schema's column types are part of the key, so a reflected change (or another database with
+    other types) is inferred afresh. The key holds no credentials.
+    """
+    if tree is None:
+        return [None] * count
+    key = (sql, dialect, count, orjson.dumps(schema, option=orjson.OPT_SORT_KEYS))
+    with _INFERRED_LOCK:
+        hit = _INFERRED.get(key)
+        if hit is not None:
+            _INFERRED.move_to_end(key)
+            return list(hit)
+    kinds = inferred_types(tree, schema, dialect, count)
+    with _INFERRED_LOCK:
+        _INFERRED[key] = tuple(kinds)
+        while len(_INFERRED) > INFERRED_MEMO_SIZE:
+            _INFERRED.popitem(last=False)
+    return kinds
 
 
 def merge(driver: list[str | None], inferred: list[str | None]) -> list[str | None]:

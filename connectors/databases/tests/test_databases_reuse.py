@@ -1,0 +1,111 @@
+"""What execute_sql reuses across calls (issue 19, case 4b): engines per credentials, reflected
+columns without a second connection, sqlglot's type inference per SQL text. Counted, never timed."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import pytest
+from analytics_acp_databases import catalog, engines, execute, types_map
+from analytics_acp_databases.execute import run_execute_sql
+
+SQL = "SELECT id, name FROM t WHERE id > {k} ORDER BY id LIMIT 3"
+
+
+def _db(path, rows: int) -> str:
+    with sqlite3.connect(path) as con:
+        con.execute("CREATE TABLE t (id INTEGER PRIMARY KEY, name TEXT, day DATE)")
+        con.executemany("INSERT INTO t VALUES (?, ?, '2026-01-01')", [(i, f"n{i}") for i in range(1, rows + 1)])
+    return str(path)
+
+
+@pytest.fixture(autouse=True)
+def _fresh_caches():
+    memo = getattr(types_map, "_INFERRED", {})
+    catalog._COLUMN_CACHE.clear()
+    memo.clear()
+    yield
+    catalog._COLUMN_CACHE.clear()
+    memo.clear()
+
+
+def _run(make_ctx, consume, path: str, sql: str) -> list[dict]:
+    return consume(run_execute_sql({"sql": sql}, make_ctx({"type": "sqlite", "path": path}, Path(path).stem)))
+
+
+def test_one_engine_per_source_across_calls_of_forty_sessions(tmp_path, make_ctx, consume, monkeypatch):
+    """40 sources in use at once (more than the old cache of 16): each builds its engine once, not per call,
+    and every call still reads its own file."""
+    created: list[str] = []
+    real = engines._create_engine
+
+    def counting(source, read_only):
+        created.append(str(source.credentials.get("path")))
+        return real(source, read_only)
+
+    monkeypatch.setattr(engines, "_create_engine", counting)
+    paths = [_db(tmp_path / f"s{i}.sqlite", 20 + i) for i in range(40)]
+    for _ in range(3):
+        for i, path in enumerate(paths):
+            rows = _run(make_ctx, consume, path, "SELECT MAX(id) AS m FROM t")
+            assert rows == [{"m": 20 + i}]
+    assert sorted(created) == sorted(paths)
+
+
+def test_reflected_columns_need_no_second_connection(tmp_path, make_ctx, consume, monkeypatch):
+    """The first call reflects the table on a side connection; later calls find it in the column cache."""
+    path = _db(tmp_path / "a.sqlite", 30)
+    opened: list[float | None] = []
+    real = execute.open_read
+
+    def counting(source, schema=None, timeout_s=None):
+        opened.append(timeout_s)
+        return real(source, schema, timeout_s)
+
+    monkeypatch.setattr(execute, "open_read", counting)
+    first = run_execute_sql({"sql": SQL.format(k=0)}, make_ctx({"type": "sqlite", "path": path}, "a"))
+    assert len(opened) == 2  # the query's connection + the reflection's
+    assert [h["hint"] for h in first.headers] == ["integer", "string"]
+    consume(first)
+    opened.clear()
+    for k in (3, 7, 11):
+        ex = run_execute_sql({"sql": SQL.format(k=k)}, make_ctx({"type": "sqlite", "path": path}, "a"))
+        assert [h["hint"] for h in ex.headers] == ["integer", "string"]
+        assert [r["id"] for r in consume(ex)] == [k + 1, k + 2, k + 3]
+    assert len(opened) == 3  # one connection per call
+
+
+def test_inferred_types_remembered_per_sql_and_schema(tmp_path, make_ctx, consume, monkeypatch):
+    """sqlglot's qualify/annotate run once per SQL text; another schema for the same text is inferred again."""
+    one = _db(tmp_path / "one.sqlite", 5)
+    two = tmp_path / "two.sqlite"
+    with sqlite3.connect(two) as con:  # same table and column names, other declared types
+        con.execute("CREATE TABLE t (id TEXT, name INTEGER)")
+        con.execute("INSERT INTO t VALUES ('9', 1)")
+    runs: list[int] = []
+    real = types_map.inferred_types
+
+    def counting(*args, **kwargs):
+        runs.append(1)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(types_map, "inferred_types", counting)
+    sql = "SELECT id, name FROM t ORDER BY id"
+    hints = []
+    for path in (one, one, one, str(two), str(two)):
+        ex = run_execute_sql({"sql": sql}, make_ctx({"type": "sqlite", "path": path}, Path(path).stem))
+        hints.append([h.get("hint") for h in ex.headers])
+        consume(ex)
+    assert len(runs) == 2
+    assert hints == [["integer", "string"]] * 3 + [["string", "integer"]] * 2
+
+
+def test_inferred_memo_is_bounded(monkeypatch):
+    from sqlglot import parse_one
+
+    monkeypatch.setattr(types_map, "INFERRED_MEMO_SIZE", 4)
+    for k in range(10):
+        sql = f"SELECT {k} AS a"
+        assert types_map.inferred_types_memo(sql, parse_one(sql), {}, "sqlite", 1) == ["integer"]
+    assert len(types_map._INFERRED) == 4
