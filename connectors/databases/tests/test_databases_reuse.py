@@ -109,3 +109,34 @@ def test_inferred_memo_is_bounded(monkeypatch):
         sql = f"SELECT {k} AS a"
         assert types_map.inferred_types_memo(sql, parse_one(sql), {}, "sqlite", 1) == ["integer"]
     assert len(types_map._INFERRED) == 4
+
+
+def test_inference_shared_by_queries_that_differ_only_in_filters_order_and_limit(tmp_path, make_ctx, consume, monkeypatch):
+    """WHERE/ORDER BY/LIMIT/OFFSET of the outer SELECT never change a projection's type: one inference for
+    all of them; another projection list, a join or a GROUP BY is inferred on its own."""
+    path = _db(tmp_path / "f.sqlite", 40)
+    runs: list[int] = []
+    real = types_map.inferred_types
+
+    def counting(*args, **kwargs):
+        runs.append(1)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(types_map, "inferred_types", counting)
+    same = [SQL.format(k=k) for k in (0, 5, 9)] + ["SELECT id, name FROM t WHERE name LIKE 'n1%' ORDER BY name DESC LIMIT 2 OFFSET 1"]
+    for sql in same:
+        ex = run_execute_sql({"sql": sql}, make_ctx({"type": "sqlite", "path": path}, "f"))
+        assert [h["hint"] for h in ex.headers] == ["integer", "string"]
+        consume(ex)
+    assert len(runs) == 1
+    other = {
+        "SELECT name, id FROM t WHERE id > 1": ["string", "integer"],
+        "SELECT DISTINCT name, id FROM t": ["string", "integer"],
+        "SELECT day, COUNT(*) AS n FROM t GROUP BY day": ["date", "integer"],
+        "SELECT a.id, b.day FROM t AS a JOIN t AS b ON a.id = b.id WHERE a.id < 3": ["integer", "date"],
+    }
+    for sql, hints in other.items():
+        ex = run_execute_sql({"sql": sql}, make_ctx({"type": "sqlite", "path": path}, "f"))
+        assert [h.get("hint") for h in ex.headers] == hints, sql
+        consume(ex)
+    assert len(runs) == 1 + len(other)

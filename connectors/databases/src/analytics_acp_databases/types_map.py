@@ -121,21 +121,46 @@ def inferred_types(tree: exp.Expression | None, schema: dict[str, Any], dialect:
 
 
 INFERRED_MEMO_SIZE = 512
-_INFERRED: OrderedDict[tuple[str, str | None, int, bytes], tuple[str | None, ...]] = OrderedDict()
+_INFERRED: OrderedDict[tuple[Any, str | None, int, bytes], tuple[str | None, ...]] = OrderedDict()
 _INFERRED_LOCK = threading.Lock()
+# Clauses of the outermost SELECT that filter or order rows but never change a projection's type.
+_ROW_ONLY_CLAUSES = frozenset({"where", "order", "limit", "offset"})
+
+
+def projection_key(sql: str, tree: exp.Expression) -> Any:
+    """What the projections' types depend on: the outermost SELECT's structure without WHERE/ORDER BY/
+    LIMIT/OFFSET (``... WHERE id > 5`` and ``... WHERE id > 7`` share it); the whole SQL text otherwise."""
+    if not isinstance(tree, exp.Select):
+        return sql
+    return tuple((name, _shape(value)) for name, value in tree.args.items() if name not in _ROW_ONLY_CLAUSES)
+
+
+def _shape(node: Any) -> Any:
+    """An exact, hashable rendering of a tree: node classes and every argument (not sqlglot's hash equality)."""
+    if isinstance(node, exp.Expression):
+        return (node.__class__, tuple((k, _shape(v)) for k, v in node.args.items() if v is not None))
+    if isinstance(node, list):
+        return tuple(_shape(v) for v in node)
+    if node is None or isinstance(node, (str, int, float, bool)):
+        return node
+    return (type(node).__name__, repr(node))
 
 
 def inferred_types_memo(sql: str, tree: exp.Expression | None, schema: dict[str, Any], dialect: str | None,
                         count: int) -> list[str | None]:
-    """``inferred_types`` remembered per (SQL text, dialect, column count, reflected schema), LRU-bounded.
+    """``inferred_types`` remembered per (projections, dialect, column count, reflected schema), LRU-bounded.
 
-    The tree is parsed from that SQL text in that dialect, so the key decides the answer; the
-    schema's column types are part of the key, so a reflected change (or another database with
-    other types) is inferred afresh. The key holds no credentials.
+    The key is the query without the clauses that cannot change a projection's type
+    (``projection_key``); the schema's column types are part of it, so a reflected change (or
+    another database with other types) is inferred afresh. The key holds no credentials.
     """
     if tree is None:
         return [None] * count
-    key = (sql, dialect, count, orjson.dumps(schema, option=orjson.OPT_SORT_KEYS))
+    try:
+        shape = projection_key(sql, tree)
+    except Exception:
+        shape = sql
+    key = (shape, dialect, count, orjson.dumps(schema, option=orjson.OPT_SORT_KEYS))
     with _INFERRED_LOCK:
         hit = _INFERRED.get(key)
         if hit is not None:
