@@ -196,9 +196,11 @@ def build_http_app(acp: AcpServer, *, host: str = "127.0.0.1", port: int = 7413,
         return FileResponse(path, media_type="application/json", background=BackgroundTask(path.unlink, missing_ok=True))
 
     def url_factory(request: Any) -> Callable[[Path], str]:
-        base = str(request.base_url).rstrip("/") if request is not None and hasattr(request, "base_url") else fallback_base
-
+        # The base URL is read from the request only when a table is handed out as a file: most
+        # calls answer inline, and Starlette builds (parses) base_url anew on every access.
         def to_url(path: Path) -> str:
+            given = getattr(request, "base_url", None) if request is not None else None
+            base = str(given).rstrip("/") if given is not None else fallback_base
             return f"{base}{FILES_PATH}/{files.register(path)}"
 
         return to_url
