@@ -76,13 +76,26 @@ def test_reflected_columns_need_no_second_connection(tmp_path, make_ctx, consume
     assert len(opened) == 3  # one connection per call
 
 
-def test_inferred_types_remembered_per_sql_and_schema(tmp_path, make_ctx, consume, monkeypatch):
+def test_inferred_types_remembered_per_sql_and_schema(tmp_path, make_ctx, consume, inference_runs):
     """sqlglot's qualify/annotate run once per SQL text; another schema for the same text is inferred again."""
     one = _db(tmp_path / "one.sqlite", 5)
     two = tmp_path / "two.sqlite"
     with sqlite3.connect(two) as con:  # same table and column names, other declared types
         con.execute("CREATE TABLE t (id TEXT, name INTEGER)")
         con.execute("INSERT INTO t VALUES ('9', 1)")
+    sql = "SELECT id, name FROM t ORDER BY id"
+    hints = []
+    for path in (one, one, one, str(two), str(two)):
+        ex = run_execute_sql({"sql": sql}, make_ctx({"type": "sqlite", "path": path}, Path(path).stem))
+        hints.append([h.get("hint") for h in ex.headers])
+        consume(ex)
+    assert len(inference_runs) == 2
+    assert hints == [["integer", "string"]] * 3 + [["string", "integer"]] * 2
+
+
+@pytest.fixture
+def inference_runs(monkeypatch) -> list[int]:
+    """One entry per real run of sqlglot's type inference (``types_map.inferred_types``)."""
     runs: list[int] = []
     real = types_map.inferred_types
 
@@ -91,14 +104,7 @@ def test_inferred_types_remembered_per_sql_and_schema(tmp_path, make_ctx, consum
         return real(*args, **kwargs)
 
     monkeypatch.setattr(types_map, "inferred_types", counting)
-    sql = "SELECT id, name FROM t ORDER BY id"
-    hints = []
-    for path in (one, one, one, str(two), str(two)):
-        ex = run_execute_sql({"sql": sql}, make_ctx({"type": "sqlite", "path": path}, Path(path).stem))
-        hints.append([h.get("hint") for h in ex.headers])
-        consume(ex)
-    assert len(runs) == 2
-    assert hints == [["integer", "string"]] * 3 + [["string", "integer"]] * 2
+    return runs
 
 
 def test_inferred_memo_is_bounded(monkeypatch):
@@ -111,24 +117,16 @@ def test_inferred_memo_is_bounded(monkeypatch):
     assert len(types_map._INFERRED) == 4
 
 
-def test_inference_shared_by_queries_that_differ_only_in_filters_order_and_limit(tmp_path, make_ctx, consume, monkeypatch):
+def test_inference_shared_by_queries_that_differ_only_in_filters_order_and_limit(tmp_path, make_ctx, consume, inference_runs):
     """WHERE/ORDER BY/LIMIT/OFFSET of the outer SELECT never change a projection's type: one inference for
     all of them; another projection list, a join or a GROUP BY is inferred on its own."""
     path = _db(tmp_path / "f.sqlite", 40)
-    runs: list[int] = []
-    real = types_map.inferred_types
-
-    def counting(*args, **kwargs):
-        runs.append(1)
-        return real(*args, **kwargs)
-
-    monkeypatch.setattr(types_map, "inferred_types", counting)
     same = [SQL.format(k=k) for k in (0, 5, 9)] + ["SELECT id, name FROM t WHERE name LIKE 'n1%' ORDER BY name DESC LIMIT 2 OFFSET 1"]
     for sql in same:
         ex = run_execute_sql({"sql": sql}, make_ctx({"type": "sqlite", "path": path}, "f"))
         assert [h["hint"] for h in ex.headers] == ["integer", "string"]
         consume(ex)
-    assert len(runs) == 1
+    assert len(inference_runs) == 1
     other = {
         "SELECT name, id FROM t WHERE id > 1": ["string", "integer"],
         "SELECT DISTINCT name, id FROM t": ["string", "integer"],
@@ -139,4 +137,4 @@ def test_inference_shared_by_queries_that_differ_only_in_filters_order_and_limit
         ex = run_execute_sql({"sql": sql}, make_ctx({"type": "sqlite", "path": path}, "f"))
         assert [h.get("hint") for h in ex.headers] == hints, sql
         consume(ex)
-    assert len(runs) == 1 + len(other)
+    assert len(inference_runs) == 1 + len(other)
