@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Callable
 from typing import Any
 
 import sqlalchemy as sa
@@ -244,22 +245,50 @@ def type_text(sa_type: Any, conn: Connection) -> str:
 
 def schema_for_inference(session: Session, tables: list[str], default: str | None) -> dict[str, Any]:
     """{[schema:]{table: {column: type}}} for sqlglot, from cached reflection of the referenced tables."""
+
+    def reflect(schema: str | None, table: str) -> dict[str, str]:
+        return {c["name"]: c["type"] for c in table_columns(session, schema, table)}
+
+    return _inference_schema(session.source, tables, default, reflect) or {}
+
+
+def cached_schema_for_inference(source: Source, tables: list[str], default: str | None) -> dict[str, Any] | None:
+    """``schema_for_inference`` from the column cache alone, without a connection.
+
+    None when something needs the database: a table not reflected yet (or expired), or a
+    schema-qualified query with unqualified tables and no known default schema.
+    """
+    if (not default and 0 < len(tables) <= 12 and max(t.count(".") for t in tables) == 1
+            and any("." not in t for t in tables)):
+        return None  # the connection's default schema is needed
+    return _inference_schema(source, tables, default, None)
+
+
+def _inference_schema(source: Source, tables: list[str], default: str | None,
+                      reflect: Callable[[str | None, str], dict[str, str]] | None) -> dict[str, Any] | None:
+    """The nested schema of ``tables`` from the column cache, reflecting misses with ``reflect``.
+
+    {} when sqlglot gets no schema (too many tables, names deeper than schema.table, a failed
+    reflection); None when a table is not cached and there is no ``reflect``.
+    """
     if not tables or len(tables) > 12:
         return {}
     depth = max(len(t.split(".")) for t in tables)
     if depth > 2:
         return {}
-    ident = creds.identity_hash(session.source.credentials)
+    ident = creds.identity_hash(source.credentials)
     nested: dict[str, Any] = {}
     for name in tables:
         parts = name.split(".")
         schema = parts[0] if len(parts) == 2 else None
-        key = (ident, session.source.database, schema, parts[-1])
+        key = (ident, source.database, schema, parts[-1])
         now = time.monotonic()
         columns = _cached_columns(key, now)
         if columns is None:
+            if reflect is None:
+                return None
             try:
-                columns = {c["name"]: c["type"] for c in table_columns(session, schema, parts[-1])}
+                columns = reflect(schema, parts[-1])
             except Exception:
                 return {}
             with _COLUMN_CACHE_LOCK:
@@ -275,35 +304,6 @@ def _cached_columns(key: tuple, now: float) -> dict[str, str] | None:
     with _COLUMN_CACHE_LOCK:
         hit = _COLUMN_CACHE.get(key)
     return hit[1] if hit and now - hit[0] < COLUMN_CACHE_S else None
-
-
-def cached_schema_for_inference(source: Source, tables: list[str], default: str | None) -> dict[str, Any] | None:
-    """``schema_for_inference`` from the column cache alone, without a connection.
-
-    None when something needs the database: a table not reflected yet (or expired), or a
-    schema-qualified query with unqualified tables and no known default schema.
-    """
-    if not tables or len(tables) > 12:
-        return {}
-    depth = max(len(t.split(".")) for t in tables)
-    if depth > 2:
-        return {}
-    if depth == 2 and not default and any("." not in t for t in tables):
-        return None  # the connection's default schema is needed
-    ident = creds.identity_hash(source.credentials)
-    now = time.monotonic()
-    nested: dict[str, Any] = {}
-    for name in tables:
-        parts = name.split(".")
-        schema = parts[0] if len(parts) == 2 else None
-        columns = _cached_columns((ident, source.database, schema, parts[-1]), now)
-        if columns is None:
-            return None
-        if depth == 2:
-            nested.setdefault(schema or default or "", {})[parts[-1]] = columns
-        else:
-            nested[parts[-1]] = columns
-    return nested
 
 
 def resolve_schema_or_table(target: Target, ctx: CallContext) -> Target:
