@@ -6,6 +6,7 @@ import json
 import os
 import shutil
 import sys
+import threading
 from contextlib import asynccontextmanager
 from pathlib import Path
 
@@ -86,3 +87,18 @@ def write_sources():
 def bridge():
     """``bridge(project, root=None, sources=None, env=None, errlog=None)``: async context manager yielding a BridgeClient."""
     return open_bridge
+
+
+def _until(check, what: str, tries: int = 2400) -> None:
+    """Bounded wait for an observable condition (not a timed assertion; generous, CI runs under load)."""
+    for _ in range(tries):
+        if check():
+            return
+        threading.Event().wait(0.05)
+    raise AssertionError(f"never happened: {what}")
+
+
+@pytest.fixture
+def until():
+    """``until(check, what, tries=2400)``: poll ``check`` every 50 ms; fail naming ``what`` if it never holds."""
+    return _until

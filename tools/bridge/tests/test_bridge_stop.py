@@ -17,17 +17,9 @@ sa = pytest.importorskip("sqlalchemy")
 pytestmark = pytest.mark.services
 
 
-def _until(check, what: str, tries: int = 2400) -> None:
-    """Bounded wait for an observable condition (not a timed assertion; generous, CI runs under load)."""
-    for _ in range(tries):
-        if check():
-            return
-        threading.Event().wait(0.05)
-    raise AssertionError(f"never happened: {what}")
-
 
 @pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
-def test_bridge_stops_mid_extraction(tmp_path, write_sources, signum):
+def test_bridge_stops_mid_extraction(tmp_path, write_sources, until, signum):
     import socket
 
     try:
@@ -73,10 +65,10 @@ def test_bridge_stops_mid_extraction(tmp_path, write_sources, signum):
                                  f"bridge log: {log.read_text()[-2000:]}")
             return running()
 
-        _until(seen_running, "the extraction running at the database")
+        until(seen_running, "the extraction running at the database")
         proc.send_signal(signum)
         assert proc.wait(timeout=30) == 128 + signum
-        _until(lambda: not running(), "the query cancelled at the database", tries=600)
+        until(lambda: not running(), "the query cancelled at the database", tries=600)
         data = project / "acp-data"
         left = sorted(p.name for p in data.iterdir()) if data.exists() else []
         assert not [name for name in left if name.endswith((".csv", ".tmp", ".meta.json"))], left

@@ -21,21 +21,13 @@ import psutil
 LONG = "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 10000000000) SELECT count(*) AS n FROM c"
 
 
-def _until(check, what: str, tries: int = 1200) -> None:
-    """Bounded wait for an observable condition (not a timed assertion; generous, CI runs under load)."""
-    for _ in range(tries):
-        if check():
-            return
-        threading.Event().wait(0.05)
-    raise AssertionError(f"never happened: {what}")
-
 
 def _send(proc, message: dict) -> None:
     proc.stdin.write(json.dumps(message) + "\n")
     proc.stdin.flush()
 
 
-def test_ctrl_c_to_the_bridges_process_group_mid_sqlite_extraction(tmp_path, write_sources):
+def test_ctrl_c_to_the_bridges_process_group_mid_sqlite_extraction(tmp_path, write_sources, until):
     db = tmp_path / "shop.sqlite"
     with sqlite3.connect(db) as conn:
         conn.execute("CREATE TABLE t (x INTEGER)")
@@ -63,7 +55,7 @@ def test_ctrl_c_to_the_bridges_process_group_mid_sqlite_extraction(tmp_path, wri
             assert not answers, f"answered before the query ran: {answers[0][:500]}\nlog: {log.read_text()[-2000:]}"
             return "running the model's SQL" in log.read_text()
 
-        _until(running, "the model's SQL running in the bridge's server")
+        until(running, "the model's SQL running in the bridge's server")
         servers = psutil.Process(proc.pid).children(recursive=True)
         assert servers and list(temp.iterdir())  # a server runs; temp folders exist
         os.killpg(proc.pid, signal.SIGINT)  # what the terminal does on Ctrl-C
