@@ -7,6 +7,7 @@ from typing import Any
 from analytics_acp.envelope import cut_long_strings
 from analytics_acp.errors import InvalidArguments
 
+from . import urlkeys
 from .query import run_query
 from .querycache import TableCache
 from .store import DatasetStore, sql_safe_id
@@ -43,7 +44,9 @@ TOOLS: list[dict[str, Any]] = [
         "description": (
             "Run one read-only SQLite SELECT (or WITH ... SELECT) over acp-data datasets, using dataset ids as "
             "table names, e.g. SELECT strftime('%m', fecha) AS mes, SUM(pedidos) AS pedidos FROM <dataset_id> "
-            f"GROUP BY mes. Totals are computed over every row. The full result is saved as a new dataset; you see up to {QUERY_ROWS} rows."
+            f"GROUP BY mes. Totals are computed over every row. The full result is saved as a new dataset; you see up to {QUERY_ROWS} rows.\n"
+            "URL functions to join pages across sources (Search Console page, GA4 landingPage, BigQuery page_location), "
+            "e.g. ON url_key(gsc.page) = url_key(ga4.landingPage):\n" + urlkeys.description_lines()
         ),
         "inputSchema": {
             "type": "object",
