@@ -9,8 +9,9 @@ import anyio
 import mcp_types as types
 from analytics_acp.stopping import install_stop_handlers
 from mcp.server.lowlevel import Server
+from mcp.shared.exceptions import MCPError
 
-from . import __version__
+from . import __version__, skillpub
 from .bridge import Bridge, Paths
 from .redact import RedactingFilter
 
@@ -20,6 +21,7 @@ INSTRUCTIONS = (
     "over all rows, acp_datasets to list datasets, acp_sources to see sources and their errors. Pass dataset "
     "ids (never rows) to table_ref arguments. Credentials live in sources.json and are never shown."
 )
+RESOURCE_NOT_FOUND = -32002  # MCP's code for resources/read of an unknown URI
 
 
 def build_server(bridge: Bridge) -> Server[Any]:
@@ -32,13 +34,26 @@ def build_server(bridge: Bridge) -> Server[Any]:
         blocks, is_error = await bridge.call(params.name, params.arguments)
         return types.CallToolResult.model_validate({"content": blocks, "isError": is_error})
 
+    async def list_resources(ctx: Any, params: types.PaginatedRequestParams | None) -> types.ListResourcesResult:
+        return types.ListResourcesResult.model_validate({"resources": skillpub.resources()})
+
+    async def read_resource(ctx: Any, params: types.ReadResourceRequestParams) -> types.ReadResourceResult:
+        text = skillpub.read(str(params.uri))
+        if text is None:
+            raise MCPError(RESOURCE_NOT_FOUND, f"No resource {params.uri}. The bridge publishes its skills: "
+                           + ", ".join(r["uri"] for r in skillpub.resources()))
+        return types.ReadResourceResult.model_validate(
+            {"contents": [{"uri": str(params.uri), "mimeType": skillpub.MIME, "text": text}]})
+
     return Server(
         "analytics-acp-bridge",
         version=__version__,
         title="ACP Bridge",
-        instructions=INSTRUCTIONS,
+        instructions=INSTRUCTIONS + skillpub.instructions(),
         on_list_tools=list_tools,
         on_call_tool=call_tool,
+        on_list_resources=list_resources,
+        on_read_resource=read_resource,
     )
 
 
