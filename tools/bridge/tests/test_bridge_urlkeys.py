@@ -156,3 +156,13 @@ def test_registered_once_per_connection(monkeypatch, tmp_path):
     own_tools.query(store, "SELECT url_key(a.u) AS k FROM one_x a JOIN two_x b ON url_key(a.u) = url_key(b.u)")
     own_tools.query(store, "SELECT url_key(u) AS k FROM one_x")
     assert len(calls) == 2  # two queries, two connections (ids may repeat: the first was closed)
+
+
+def test_keys_are_cached_on_the_part_before_query_and_fragment(conn):
+    """The export's page_location carries a gclid unique per click: the key is still computed once per page."""
+    urlkeys._key.cache_clear()
+    rows = [(f"https://www.example.com/p{i % 10}/?utm_source=google&gclid=Cj0K{i}#top",) for i in range(1000)]
+    conn.execute("CREATE TABLE e (page_location TEXT)")
+    conn.executemany("INSERT INTO e VALUES (?)", rows)
+    assert conn.execute("SELECT COUNT(DISTINCT url_key(page_location)) FROM e").fetchone()[0] == 10
+    assert urlkeys._key.cache_info().misses == 10

@@ -165,24 +165,35 @@ def _form_decode(text: str) -> str:
     return decoded.replace(_ENCODED_SLASH, "/")  # in a parameter value a slash is only data
 
 
+def _head(text: str) -> str:
+    """The value up to its query or fragment: all url_key, url_host and url_path read (and what they cache on,
+    so a page_location whose gclid differs on every row still hits the cache)."""
+    cut = len(text)
+    for mark in "?#":
+        at = text.find(mark, 0, cut)
+        if at >= 0:
+            cut = at
+    return text[:cut]
+
+
 @lru_cache(maxsize=65536)
-def _key(value: str) -> str | None:
-    parts = _split(value)
+def _key(head: str) -> str | None:
+    parts = _split(head)
     if parts is None or not parts.page:
         return None
     path = percent_decode(parts.path)
     if not path.startswith("/"):
         path = "/" + path
-    head, _, last = path.rpartition("/")
+    rest, _, last = path.rpartition("/")
     if last in INDEX_FILES:
-        path = head + "/"
+        path = rest + "/"
     path = path.rstrip("/")
     return path or "/"
 
 
 def url_key(value: Any) -> str | None:
     """The comparable page key of a full URL or a path (see the module docstring); None if unreadable."""
-    return _key(value) if isinstance(value, str) else None
+    return _key(_head(value)) if isinstance(value, str) else None
 
 
 def url_host(value: Any, option: Any = None) -> str | None:
@@ -191,7 +202,7 @@ def url_host(value: Any, option: Any = None) -> str | None:
         raise ValueError(f"url_host's second argument must be '{STRIP_WWW}'")
     if not isinstance(value, str):
         return None
-    parts = _split(value)
+    parts = _split(_head(value))
     if parts is None or parts.host is None:
         return None
     host = parts.host
@@ -204,18 +215,18 @@ def url_path(value: Any) -> str | None:
     """The path as written (no decoding, no slash changes), without query and fragment; '/' for a bare host."""
     if not isinstance(value, str):
         return None
-    parts = _split(value)
+    parts = _split(_head(value))
     return None if parts is None or not parts.page else parts.path
 
 
 def url_param(value: Any, name: Any) -> str | None:
     """The first value of query parameter ``name`` (form-decoded), '' when it has none, None when absent."""
-    if not isinstance(value, str) or not isinstance(name, str):
+    if not isinstance(value, str) or not isinstance(name, str) or _split(_head(value)) is None:
         return None
-    parts = _split(value)
-    if parts is None or not parts.query:
+    query = _cut(_cut(value, "#")[0], "?")[1]  # the query ends at the fragment
+    if not query:
         return None
-    for pair in parts.query.split("&"):
+    for pair in query.split("&"):
         key, _, raw = pair.partition("=")
         if _form_decode(key) == name:
             return _form_decode(raw)
