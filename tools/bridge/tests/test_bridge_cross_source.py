@@ -39,6 +39,8 @@ from googlefakes.server import FakeServer  # noqa: E402
 from gscfake import FakeSearchConsole, Site  # noqa: E402
 
 SKILL = ROOT / "tools/bridge/src/analytics_acp_bridge/skills/search-console-ga4-by-page/SKILL.md"
+README = ROOT / "tools/bridge/README.md"
+README_IDS = ("search_search_analytics_20261101_101500", "analytics_run_report_20261101_101502")
 SA_EMAIL = "acp-test@fake-project.iam.gserviceaccount.com"
 DOMAIN = "sc-domain:example.com"
 PROPERTY = "123456789"
@@ -131,6 +133,14 @@ def skill_sql() -> list[str]:
     """The skill's SQL blocks in order: hosts, join, three analyses, export extraction, export join."""
     blocks = re.findall(r"```sql\n(.*?)```", SKILL.read_text(encoding="utf-8"), re.S)
     assert len(blocks) == 7, "the skill's SQL blocks changed: update this test's reading of them"
+    return blocks
+
+
+def readme_sql() -> list[str]:
+    """The README's worked session: its join and its second analysis (the two SQL blocks of that section)."""
+    section = README.read_text(encoding="utf-8").split("## What it is for", 1)[1].split("\n## ", 1)[0]
+    blocks = re.findall(r"```sql\n(.*?)```", section, re.S)
+    assert len(blocks) == 2, "the README's worked session changed: update this test's reading of it"
     return blocks
 
 
@@ -275,6 +285,12 @@ async def test_search_console_and_ga4_joined_by_page(google, bridge, write_sourc
             "ON substr(g.page, length('https://www.example.com') + 1) = a.landingPagePlusQueryString")})
         assert not is_error and naive["rows"] == [{"p": "/"}]
 
+        # The README shows the same join (with the ids of its example): same rows.
+        readme_join, readme_no_conversion = readme_sql()
+        readme_join = readme_join.replace(README_IDS[0], gsc_id).replace(README_IDS[1], ga4_id)
+        is_error, again, _ = await client.call_json("acp_query", {"sql": readme_join})
+        assert not is_error and again["rows"] == joined["rows"]
+
         # Prompt 4: "Which pages have many impressions but a low CTR? Which get clicks but don't convert?
         # Which convert but get no search traffic?" The skill's three analyses, as written.
         pages = {p: r for p, r in want.items() if p is not None}
@@ -298,6 +314,8 @@ async def test_search_console_and_ga4_joined_by_page(google, bridge, write_sourc
                           key=lambda p: -pages[p]["clicks"])
         assert [r["page_key"] for r in no_conversion["rows"]] == expected == ["/blog/café-guide", "/blog/old-post"]
         assert no_conversion["rows"][1]["found_in"] == "Search Console only"
+        is_error, readme_rows, _ = await client.call_json("acp_query", {"sql": readme_no_conversion})
+        assert not is_error and [r["page_key"] for r in readme_rows["rows"]] == expected
 
         is_error, no_search, _ = await client.call_json("acp_query", {"sql": no_search_sql})
         assert not is_error, no_search
