@@ -61,6 +61,10 @@ CASES = [
     ("https://MÜNCHEN.de/stadtführung", "/stadtführung", "münchen.de", "münchen.de", "/stadtführung"),
     ("https://www.xn--espaa-rta.es/", "/", "www.españa.es", "españa.es", "/"),
     ("https://пример.рф/", "/", "пример.рф", "пример.рф", "/"),
+    ("https://xn--strae-oqa.de/", "/", "straße.de", "straße.de", "/"),  # IDNA 2008: ß stays ß
+    ("https://STRAßE.de/", "/", "straße.de", "straße.de", "/"),
+    ("https://xn--zz-invalid.example.com/", "/", "xn--zz-invalid.example.com", "xn--zz-invalid.example.com", "/"),
+    ("https://Foo_Bar.xn--mnchen-3ya.de/", "/", "foo_bar.münchen.de", "foo_bar.münchen.de", "/"),
     ("пример.xn--p1ai/страница", "/страница", "пример.рф", "пример.рф", "/страница"),
     # percent-decoding: invalid UTF-8 and stray % kept as written (hex upper-cased), %2F kept encoded
     ("/caf%E9", "/caf%E9", None, None, "/caf%E9"),

@@ -19,9 +19,10 @@ Reading a value (``_split``):
 
 Decisions where the sources disagree:
 - Hosts are Unicode, lower-case (``xn--mnchen-3ya.de`` and ``MÜNCHEN.de`` are both ``münchen.de``):
-  readable in answers, and the IDNA 2003 round trip (Python's ``idna`` codec) folds case and
-  compatibility forms the same way for both spellings. A label that does not decode stays as is.
-  The port and a trailing dot are dropped.
+  readable in answers. Both spellings go through IDNA 2008 with the UTS 46 mapping (the ``idna``
+  package), as browsers read hosts, so ``xn--strae-oqa.de`` and ``STRAßE.de`` are both
+  ``straße.de`` (Python's own IDNA 2003 codec would make the second ``strasse.de``). A label that
+  is not valid IDNA (an underscore) is compared lower-cased as written. Port and trailing dot are dropped.
 - Paths are percent-decoded as UTF-8, so ``caf%C3%A9``, ``caf%c3%a9`` and ``café`` are equal; an
   invalid sequence (``%E9`` from Latin-1, ``%ZZ``) is kept as written (hex upper-cased). ``%2F``
   stays encoded: decoding it would change where the segments split. ``+`` in a path is a plus.
@@ -130,14 +131,22 @@ def _host(authority: str) -> str | None:
 
 @lru_cache(maxsize=4096)
 def _idn(name: str) -> str:
-    """Hosts in one form, Unicode: each label through IDNA 2003 ToASCII and back (folds case, NFKC)."""
+    """A host in one form: lower-case, IDN labels in Unicode (IDNA 2008 with UTS 46 mapping, as browsers read hosts)."""
+    lowered = name.lower()
+    if lowered.isascii() and "xn--" not in lowered:
+        return lowered  # nearly every host: no IDN library needed
+    import idna  # IDNA 2008: Python's own codec is IDNA 2003, which maps straße.de to strasse.de
+
+    try:
+        return str(idna.decode(idna.encode(name, uts46=True)))
+    except (idna.IDNAError, UnicodeError, ValueError):
+        pass
     labels = []
-    for label in name.split("."):
+    for label in name.split("."):  # one bad label (an underscore, say) does not spoil the others
         try:
-            ascii_label = label.encode("idna") if not label.isascii() else label.encode("ascii")
-            labels.append(ascii_label.decode("idna").lower())
-        except UnicodeError:
-            labels.append(label.lower())  # not a valid IDN label: compared as written, lower-cased
+            labels.append(str(idna.decode(idna.encode(label, uts46=True))))
+        except (idna.IDNAError, UnicodeError, ValueError):
+            labels.append(label.lower())
     return ".".join(labels)
 
 
