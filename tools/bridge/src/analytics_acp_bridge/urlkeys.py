@@ -53,7 +53,7 @@ _BAD_HOST_CHARS = re.compile(r"[\s<>\"{}|\\^`%/]")
 _PERCENT_RUN = re.compile(r"(?:%[0-9A-Fa-f]{2})+")
 _ENCODED_SLASH = "%2F"
 
-# The SQL side: name, number of arguments, Python function, one line for the tool description.
+# One line per function for the acp_query tool description (own_tools.py).
 DESCRIPTIONS = {
     "url_key": "url_key(x): the comparable page key of a URL or path: host, query and fragment dropped, path "
                "percent-decoded, trailing slash and index.html/.htm/.php removed, root '/'; NULL for (not set) "
@@ -66,37 +66,32 @@ DESCRIPTIONS = {
 
 
 class Parts(NamedTuple):
-    """A value read as a URL: host (None for a path) and the raw path, query and fragment."""
+    """A value read as a URL: host (None for a path) and the raw path."""
 
     host: str | None
     path: str
-    query: str | None
-    fragment: str | None
     page: bool  # False for a property string (sc-domain:), which names a site, not a page
 
 
 @lru_cache(maxsize=65536)  # extractions repeat a page on many rows (per date, query, device)
-def _split(value: str) -> Parts | None:
-    text = value.strip()
+def _split(head: str) -> Parts | None:
+    """Read ``head``, a value without its query and fragment (``_head``); None when it is no URL or path."""
+    text = head.strip()
     if not text:
-        return Parts(None, "/", None, None, True)  # an empty path is the root (RFC 3986 6.2.3)
+        return Parts(None, "/", True)  # an empty path is the root (RFC 3986 6.2.3)
     if text in PLACEHOLDERS:
         return None
     if text.lower().startswith(SC_DOMAIN):
         host = _host(text[len(SC_DOMAIN):])
-        return None if host is None else Parts(host, "/", None, None, False)
-    rest, fragment = _cut(text, "#")
-    rest, query = _cut(rest, "?")
-    if _SCHEME.match(rest):
-        rest = rest.split("://", 1)[1]
-        return _with_host(rest, query, fragment)
-    if rest.startswith("//"):
-        return _with_host(rest[2:], query, fragment)
-    if rest.startswith("/") or rest == "":
-        return Parts(None, rest or "/", query, fragment, True)
-    first = rest.split("/", 1)[0]
-    if _HOSTLIKE.match(first):
-        return _with_host(rest, query, fragment)
+        return None if host is None else Parts(host, "/", False)
+    if _SCHEME.match(text):
+        return _with_host(text.split("://", 1)[1])
+    if text.startswith("//"):
+        return _with_host(text[2:])
+    if text.startswith("/"):
+        return Parts(None, text, True)
+    if _HOSTLIKE.match(text.split("/", 1)[0]):
+        return _with_host(text)
     return None
 
 
@@ -105,12 +100,12 @@ def _cut(text: str, mark: str) -> tuple[str, str | None]:
     return head, (tail if found else None)
 
 
-def _with_host(rest: str, query: str | None, fragment: str | None) -> Parts | None:
+def _with_host(rest: str) -> Parts | None:
     authority, slash, path = rest.partition("/")
     host = _host(authority.rsplit("@", 1)[-1])  # userinfo is never part of the host
     if host is None:
         return None
-    return Parts(host, slash + path if slash else "/", query, fragment, True)
+    return Parts(host, slash + path if slash else "/", True)
 
 
 def _host(authority: str) -> str | None:
