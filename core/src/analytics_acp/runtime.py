@@ -170,7 +170,7 @@ class AcpServer:
             params.name, params.arguments, meta, session, client, read_table=read_table, file_url=file_url
         )
         if self.deferred_meta is not None:  # the big free-form _meta skips the SDK's pydantic passes
-            result = self.deferred_meta.park(result)
+            result = self.deferred_meta.park(result, ctx.request_id)
         return result
 
     def shutdown(self) -> None:
