@@ -127,7 +127,7 @@ class AcpServer:
             result = dict(result)
             caps = dict(result.get("capabilities") or {})
             experimental = dict(caps.get("experimental") or {})
-            experimental[ACP_KEY] = capability(self.runtime)
+            experimental[ACP_KEY] = capability(self.runtime.state)
             caps["experimental"] = experimental
             result["capabilities"] = caps
         return result
@@ -137,7 +137,7 @@ class AcpServer:
 
     async def _list_tools(self, ctx: Any, params: Any) -> types.ListToolsResult:
         if self._tools is None:
-            self._tools = types.ListToolsResult(tools=[types.Tool.model_validate(t) for t in tool_list(self.runtime)])
+            self._tools = types.ListToolsResult(tools=[types.Tool.model_validate(t) for t in tool_list(self.runtime.state)])
         return self._tools
 
     async def _configure(self, ctx: Any, params: _OpenParams) -> dict[str, Any]:
