@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from .context import CallContext
-from .declarations import Extraction, Info, MultiExtraction, ToolSpec
+from .declarations import Extraction, Info, MultiExtraction, ToolSpec, settled
 from .effective import echoable_arguments
 from .envelope import CallRecord, success
 from .errors import UpstreamError
@@ -40,7 +40,7 @@ async def respond(state: RuntimeState, outcome: tuple[Any, Built | None], ctx: C
     if out.arguments:
         record.arguments.update(echoable_arguments(out.arguments, state.declared_arguments(record.tool)))
     record.title = out.title
-    record.source = out.source
+    record.source = settled(out.source)  # after the rows: a streamed extraction's last facts
     if ctx.resource_id:
         state.recent.record(ctx.credential_identity, ctx.resource_id)
     if built is None:  # info tool
