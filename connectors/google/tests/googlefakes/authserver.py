@@ -49,8 +49,11 @@ class OAuthFake:
         self.expires_in = 3599
         self.revoke_status: int | None = None  # answer every revocation with this status (fault)
         self.issued_refresh: dict[str, str] = {}  # refresh token -> client_id (the live grants)
+        self.revoked: list[str] = []
         self.issued_access: list[str] = []
         self.codes: dict[str, dict[str, str]] = {}
+        self.verifiers: list[str] = []
+        self.codes_issued: list[str] = []
         self._pending: dict[str, dict[str, str]] = {}
         self._lock = threading.Lock()
         self._httpd: ThreadingHTTPServer | None = None
@@ -102,7 +105,8 @@ class OAuthFake:
 
     def secrets_seen(self) -> list[str]:
         """Every secret value this fake handed out or knows (for no-leak assertions)."""
-        return [*self.clients.values(), *self.issued_refresh, *self.issued_access, *self.codes]
+        return [*self.clients.values(), *self.issued_refresh, *self.issued_access, *self.codes_issued, *self.verifiers,
+                *self.revoked]
 
     # -- dispatch
     def _dispatch(self, h: BaseHTTPRequestHandler) -> None:
@@ -161,6 +165,7 @@ class OAuthFake:
         if form.get("decision") == "allow":
             code = "4/fake-code-" + secrets.token_urlsafe(12)
             self.codes[code] = pending
+            self.codes_issued.append(code)
             answer = {"code": code, "state": pending.get("state", ""), "scope": pending.get("scope", "")}
         else:
             answer = {"error": "access_denied", "state": pending.get("state", "")}
@@ -195,6 +200,7 @@ class OAuthFake:
             if pending is None or pending.get("client_id") != client_id or pending.get("redirect_uri") != form.get("redirect_uri"):
                 return 400, {"error": "invalid_grant", "error_description": "Bad code or redirect_uri."}
             verifier = form.get("code_verifier", "")
+            self.verifiers.append(verifier)
             expected = _b64(hashlib.sha256(verifier.encode()).digest())
             record["pkce"] = pending.get("code_challenge_method") == "S256" and expected == pending.get("code_challenge")
             if not record["pkce"]:
@@ -221,4 +227,5 @@ class OAuthFake:
         if not known:
             return 400, {"error": "invalid_token"}
         del self.issued_refresh[token]
+        self.revoked.append(token)
         return 200, {}

@@ -126,6 +126,17 @@ def browser_decide(browser: Any, url: str, decision: str = "Allow") -> str:
         page.close()
 
 
+def http_decide(url: str, decision: str = "allow") -> str:
+    """The consent page answered without a browser (plain HTTP, redirects followed to the loopback listener)."""
+    import requests
+
+    page = requests.get(url, timeout=30).text
+    found = re.search(r"name=request value=([\w-]+)", page)
+    assert found, page
+    base = url.split("/o/auth", 1)[0]
+    return str(requests.post(f"{base}/o/decide", data={"request": found.group(1), "decision": decision}, timeout=30).text)
+
+
 def assert_no_secret(text: str, secrets: list[str]) -> None:
     """None of ``secrets`` (tokens, client secret, codes) appears in ``text``."""
     leaked = [s[:12] + "…" for s in secrets if s and s in text]
