@@ -137,8 +137,9 @@ def test_no_answer_within_the_timeout_is_a_clear_error(oauth, secrets_file, home
 
 
 def test_a_redirect_with_another_state_is_refused_before_any_code_exchange(oauth, secrets_file, home):
-    import requests
     from urllib.parse import parse_qs, urlsplit
+
+    import requests
 
     run = LoginRun(["login", "google", "--no-browser", "--client-secrets", str(secrets_file), "--timeout", "60"], login_env(home))
     query = parse_qs(urlsplit(run.wait_for_url(oauth.url + "/o/auth")).query)

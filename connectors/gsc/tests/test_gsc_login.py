@@ -11,9 +11,9 @@ import sys
 
 import anyio
 from analytics_acp.host import AcpClient
-from gscfake import PREFIX, USER
 from googlefakes.authserver import OAuthFake
 from googlefakes.signin import LoginRun, assert_no_secret, browser_decide, chromium, login_env
+from gscfake import PREFIX, USER
 
 SERVE = [sys.executable, "-m", "analytics_acp", "serve", "gsc"]
 
