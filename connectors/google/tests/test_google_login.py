@@ -271,3 +271,47 @@ def test_a_failed_revocation_keeps_the_file_unless_forced(oauth, secrets_file, h
     assert code == 0 and "could not revoke" in err and "Deleted" in err
     assert [p.name for p in _signins(home)] == ["second@example.com.json"] and len(oauth.revocations) == 2
     _clean(out + err, oauth)
+
+
+def test_out_may_name_a_file_in_a_git_work_tree_and_logout_file_revokes_it(oauth, secrets_file, home, tmp_path):
+    repo = tmp_path / "repo"
+    (repo / ".git").mkdir(parents=True)
+    out = repo / "private" / "me.json"
+    code, stdout, err = _sign_in_http(oauth, secrets_file, home, "--for", "gsc", "--out", str(out))
+    assert code == 0, err
+    assert stat.S_IMODE(out.stat().st_mode) == 0o600 and _signins(home) == []
+    assert f"Credentials saved to {out} (mode 0600)" in stdout
+    code, stdout, err = run_cli(["logout", "google", "--file", str(out)], login_env(home))
+    assert code == 0 and not out.exists() and oauth.revocations == [{"known": True}]
+    _clean(stdout + err, oauth)
+
+
+def test_signing_in_again_with_fewer_acps_says_what_the_replaced_file_covered(oauth, secrets_file, home):
+    assert _sign_in_http(oauth, secrets_file, home, "--for", "ga4,gsc")[0] == 0
+    code, out, err = _sign_in_http(oauth, secrets_file, home, "--for", "ga4")
+    assert code == 0 and "also covered webmasters.readonly" in out
+    assert json.loads((home / "google" / "analyst@example.com.json").read_text())["scopes"] == [
+        "https://www.googleapis.com/auth/analytics.readonly"]
+
+
+def test_debug_logging_of_the_embedding_program_shows_no_secret(oauth, secrets_file, caplog, monkeypatch):
+    """In process, with every logger at DEBUG: requests-oauthlib's token-request logging must stay silent."""
+    import logging
+    import threading
+
+    from analytics_acp_google.login import read_client_secrets, sign_in
+
+    monkeypatch.setenv("OAUTHLIB_INSECURE_TRANSPORT", "1")
+    caplog.set_level(logging.DEBUG)
+    logging.getLogger("requests_oauthlib").setLevel(logging.NOTSET)
+    seen: list[str] = []
+
+    def show(url: str) -> None:
+        seen.append(url)
+        threading.Thread(target=http_decide, args=(url, "allow"), daemon=True).start()
+
+    result = sign_in(read_client_secrets(secrets_file), ["https://www.googleapis.com/auth/analytics.readonly"],
+                     port=0, timeout_s=60, show_url=show, open_browser=False)
+    assert result.credentials["refresh_token"] in oauth.issued_refresh and seen
+    assert caplog.records  # urllib3 and others did log at DEBUG
+    assert_no_secret(caplog.text, oauth.secrets_seen())

@@ -11,6 +11,7 @@ from __future__ import annotations
 import base64
 import hmac
 import json
+import logging
 import os
 import time
 from dataclasses import dataclass, field
@@ -250,6 +251,10 @@ def sign_in(secrets: ClientSecrets, scopes: list[str], *, port: int, timeout_s: 
     """Run the whole flow: listener, authorization URL (PKCE S256, state), browser, redirect, code exchange."""
     # Google adds openid/email scopes it already granted to the answer; oauthlib would call that an error.
     os.environ.setdefault("OAUTHLIB_RELAX_TOKEN_SCOPE", "1")
+    # requests-oauthlib logs the code-exchange body (client secret, code, verifier) and the token at
+    # DEBUG: keep those loggers above DEBUG even when the embedding program logs everything.
+    for name in ("requests_oauthlib", "oauthlib"):
+        logging.getLogger(name).setLevel(max(logging.getLogger(name).level, logging.INFO))
     from google_auth_oauthlib.flow import InstalledAppFlow
 
     requested = scopes + [s for s in IDENTITY_SCOPES if s not in scopes]

@@ -106,9 +106,7 @@ def _login(args: argparse.Namespace, say: Callable[[str], None]) -> int:
         entry = oauth_store.find_source(data, args.source, args.sources)
         if entry.get("acp") not in available:
             raise oauth_store.StoreError(f"Source {args.source!r} uses ACP {entry.get('acp')!r}, which has no Google sign-in.")
-    if args.out is not None:
-        oauth_store.check_location(args.out, explicit=True)
-    else:
+    if args.out is None:
         oauth_store.check_location(oauth_store.signin_path("probe"), explicit=False)
 
     say(f"Signing in for {', '.join(acps)} with scopes: {', '.join(_short(s) for s in scopes)} (plus your email address).")
@@ -122,12 +120,17 @@ def _login(args: argparse.Namespace, say: Callable[[str], None]) -> int:
     result = sign_in(secrets, scopes, port=args.port, timeout_s=args.timeout, show_url=show_url, open_browser=not args.no_browser)
     creds = result.credentials
     path = oauth_store.signin_path(creds["email"] or None, args.out)
+    dropped = oauth_store.scopes_dropped(path, creds["scopes"])
     oauth_store.save_signin(path, creds, explicit=args.out is not None)
     say(f"Signed in as {creds['email'] or '(account unknown)'}. Credentials saved to {path} (mode 0600).")
     if result.missing:
         lost = [acp for acp in acps if any(s in result.missing for s in available[acp])]
         say(f"Warning: the consent screen did not grant {', '.join(_short(s) for s in result.missing)}: "
             f"{', '.join(lost)} will be refused. Sign in again and tick every box.")
+    if dropped:
+        say(f"Note: this replaced an earlier sign-in of the same account that also covered "
+            f"{', '.join(_short(s) for s in dropped)}; sources that need it will be refused until you sign in with "
+            "--for naming every ACP you use.")
     if args.sources is not None:
         oauth_store.point_source_at(args.sources, args.source, path)
         say(f"Updated source {args.source!r} in {args.sources}: its credentials now reference that file.")

@@ -104,6 +104,15 @@ def save_signin(path: Path, credentials: dict[str, Any], explicit: bool) -> None
         raise StoreError(f"Cannot write {path}: {exc.strerror or type(exc).__name__}.") from None
 
 
+def scopes_dropped(path: Path, scopes: list[str]) -> list[str]:
+    """Scopes an existing sign-in at ``path`` had that ``scopes`` lacks (overwriting it loses them)."""
+    try:
+        old = read_signin(path).get("scopes") or []
+    except StoreError:
+        return []
+    return [str(s) for s in old if s not in scopes]
+
+
 def read_signin(path: Path) -> dict[str, Any]:
     """A stored sign-in (a JSON object with ``type`` authorized_user)."""
     try:
