@@ -131,6 +131,9 @@ def test_no_answer_within_the_timeout_is_a_clear_error(oauth, secrets_file, home
     code, out, err = run_cli(["login", "google", "--no-browser", "--client-secrets", str(secrets_file), "--timeout", "2"],
                              login_env(home))
     assert code == 1 and oauth.url + "/o/auth" in out
+    # The scopes (from each ACP's x-acp-login) are printed before the URL.
+    assert out.splitlines()[0] == ("Signing in for bigquery, ga4, gsc with scopes: bigquery, analytics.readonly, "
+                                   "webmasters.readonly (plus your email address).")
     assert err.strip() == ("analytics-acp login: No answer from the browser within 2 s: sign-in cancelled. "
                            "Run the command again (--timeout sets the wait).")
     assert _signins(home) == []
@@ -315,3 +318,10 @@ def test_debug_logging_of_the_embedding_program_shows_no_secret(oauth, secrets_f
     assert result.credentials["refresh_token"] in oauth.issued_refresh and seen
     assert caplog.records  # urllib3 and others did log at DEBUG
     assert_no_secret(caplog.text, oauth.secrets_seen())
+
+
+def test_for_names_only_installed_google_acps(oauth, secrets_file, home):
+    code, out, err = run_cli(["login", "google", "--no-browser", "--client-secrets", str(secrets_file), "--for", "ga4,databases"],
+                             login_env(home))
+    assert code == 1 and oauth.authorizations == []
+    assert err == "analytics-acp login: --for databases: not an installed Google ACP (installed: bigquery, ga4, gsc).\n"

@@ -13,6 +13,7 @@ import hmac
 import json
 import logging
 import os
+import sys
 import time
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -128,6 +129,8 @@ class Redirect:
 
 
 class _Receiver(HTTPServer):
+    # On Windows SO_REUSEADDR would let another process bind the same port and catch the code.
+    allow_reuse_address = sys.platform != "win32"
     result: Redirect | None = None
 
 
