@@ -127,6 +127,32 @@ def test_token_endpoint_down_after_allow_is_one_line_and_writes_nothing(oauth, t
     _clean(run.stdout + run.stderr, oauth)
 
 
+@pytest.fixture
+def silent_port():
+    """A listener that accepts connections and never answers."""
+    with socket.socket() as silent:
+        silent.bind(("127.0.0.1", 0))
+        silent.listen(8)
+        yield silent.getsockname()[1]
+
+
+@pytest.mark.parametrize("where, expected", [
+    ("silent", "The token endpoint 127.0.0.1:{port} did not answer within 1 s: try again later."),
+    ("invalid", "Could not reach the token endpoint oauth2.token.invalid (connection failed)"),
+])
+def test_a_silent_or_unresolvable_token_endpoint_is_one_line(oauth, tmp_path, home, silent_port, where, expected):
+    token_uri = f"http://127.0.0.1:{silent_port}/token" if where == "silent" else "http://oauth2.token.invalid/token"
+    path = tmp_path / "client_secret.json"
+    path.write_text(json.dumps(oauth.client_secrets(oauth.client_id, oauth.client_secret, token_uri=token_uri)))
+    env = login_env(home, ANALYTICS_ACP_GOOGLE_TIMEOUT_S="1")
+    run = LoginRun(["login", "google", "--no-browser", "--client-secrets", str(path), "--timeout", "60"], env)
+    http_decide(run.wait_for_url(oauth.url + "/o/auth"))
+    assert run.finish() == 1
+    assert run.stderr.count("\n") == 1 and expected.format(port=silent_port) in run.stderr, run.stderr
+    assert _signins(home) == []
+    _clean(run.stdout + run.stderr, oauth)
+
+
 def test_no_answer_within_the_timeout_is_a_clear_error(oauth, secrets_file, home):
     code, out, err = run_cli(["login", "google", "--no-browser", "--client-secrets", str(secrets_file), "--timeout", "2"],
                              login_env(home))

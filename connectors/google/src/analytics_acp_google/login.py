@@ -22,10 +22,11 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
+from .retry import request_timeout_s
+
 GOOGLE_REVOKE_URI = "https://oauth2.googleapis.com/revoke"
 GOOGLE_USERINFO_URI = "https://openidconnect.googleapis.com/v1/userinfo"
 IDENTITY_SCOPES = ["openid", "https://www.googleapis.com/auth/userinfo.email"]
-HTTP_TIMEOUT_S = 30.0
 CONNECTION_TIMEOUT_S = 10.0  # one browser connection to the loopback listener
 DESKTOP_CLIENT_HELP = ("create one in the Google Cloud console: APIs & Services > Credentials > Create credentials > "
                        "OAuth client ID > Desktop app, then Download JSON")
@@ -215,7 +216,7 @@ def _userinfo_email(secrets: ClientSecrets, access_token: str) -> str | None:
     import requests
 
     try:
-        resp = requests.get(secrets.userinfo_uri, headers={"Authorization": f"Bearer {access_token}"}, timeout=HTTP_TIMEOUT_S)
+        resp = requests.get(secrets.userinfo_uri, headers={"Authorization": f"Bearer {access_token}"}, timeout=request_timeout_s())
         email = resp.json().get("email") if resp.ok else None
     except (requests.RequestException, ValueError, AttributeError):
         return None
@@ -231,11 +232,11 @@ def _exchange(flow: Any, code: str, secrets: ClientSecrets) -> dict[str, Any]:
     import requests
     from oauthlib.oauth2.rfc6749 import errors as oauth_errors
 
-    host = _host(secrets.token_uri)
+    host, timeout = _host(secrets.token_uri), request_timeout_s()
     try:
-        return dict(flow.fetch_token(code=code, timeout=HTTP_TIMEOUT_S))
+        return dict(flow.fetch_token(code=code, timeout=timeout))
     except requests.exceptions.Timeout:
-        raise LoginError(f"The token endpoint {host} did not answer within {HTTP_TIMEOUT_S:g} s: try again later.") from None
+        raise LoginError(f"The token endpoint {host} did not answer within {timeout:g} s: try again later.") from None
     except requests.exceptions.ConnectionError:
         raise LoginError(f"Could not reach the token endpoint {host} (connection failed): check the network, "
                          "a proxy (HTTPS_PROXY) or the client-secrets file's token_uri.") from None
@@ -316,11 +317,12 @@ def revoke(credentials: dict[str, Any]) -> str | None:
     token = credentials.get("refresh_token")
     if not token:
         return "the file holds no refresh token"
+    timeout = request_timeout_s()
     try:
-        resp = requests.post(uri, data={"token": token}, timeout=HTTP_TIMEOUT_S,
+        resp = requests.post(uri, data={"token": token}, timeout=timeout,
                              headers={"Content-Type": "application/x-www-form-urlencoded"})
     except requests.exceptions.Timeout:
-        return f"{_host(uri)} did not answer within {HTTP_TIMEOUT_S:g} s"
+        return f"{_host(uri)} did not answer within {timeout:g} s"
     except requests.RequestException as exc:
         return f"could not reach {_host(uri)} ({type(exc).__name__})"
     if resp.ok:
