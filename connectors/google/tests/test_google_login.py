@@ -351,3 +351,14 @@ def test_for_names_only_installed_google_acps(oauth, secrets_file, home):
                              login_env(home))
     assert code == 1 and oauth.authorizations == []
     assert err == "analytics-acp login: --for databases: not an installed Google ACP (installed: bigquery, ga4, gsc).\n"
+
+
+def test_the_login_modules_import_no_oauth_or_google_library_until_used():
+    import subprocess
+    import sys
+
+    code = ("import sys, analytics_acp_google.login, analytics_acp_google.login_cli, analytics_acp_google.oauth_store; "
+            "print(sorted(m for m in sys.modules if m.split('.')[0] in "
+            "('google', 'google_auth_oauthlib', 'oauthlib', 'requests_oauthlib', 'platformdirs', 'requests')))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60).stdout
+    assert out.strip() == "[]"
