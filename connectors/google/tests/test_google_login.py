@@ -362,3 +362,12 @@ def test_the_login_modules_import_no_oauth_or_google_library_until_used():
             "('google', 'google_auth_oauthlib', 'oauthlib', 'requests_oauthlib', 'platformdirs', 'requests')))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60).stdout
     assert out.strip() == "[]"
+
+
+def test_a_scope_unticked_on_the_consent_screen_is_named_with_the_acp_it_breaks(oauth, secrets_file, home):
+    oauth.grant_only = ["https://www.googleapis.com/auth/analytics.readonly", "openid"]
+    code, out, err = _sign_in_http(oauth, secrets_file, home, "--for", "ga4,gsc")
+    assert code == 0, err
+    assert "Warning: the consent screen did not grant webmasters.readonly: gsc will be refused." in out
+    assert json.loads((home / "google" / "analyst@example.com.json").read_text())["scopes"] == [
+        "https://www.googleapis.com/auth/analytics.readonly"]

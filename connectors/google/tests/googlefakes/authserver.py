@@ -47,6 +47,7 @@ class OAuthFake:
         self.userinfo_calls = 0
         self.id_token = True  # include an id_token in the code exchange answer
         self.expires_in = 3599
+        self.grant_only: list[str] | None = None  # granular consent: the user unticked every other scope
         self.revoke_status: int | None = None  # answer every revocation with this status (fault)
         self.issued_refresh: dict[str, str] = {}  # refresh token -> client_id (the live grants)
         self.revoked: list[str] = []
@@ -208,7 +209,8 @@ class OAuthFake:
             refresh = "1//fake-refresh-" + secrets.token_urlsafe(16)
             self.issued_refresh[refresh] = client_id
             body = {"access_token": self._issue_access(), "expires_in": self.expires_in, "token_type": "Bearer",
-                    "refresh_token": refresh, "scope": pending.get("scope", "")}
+                    "refresh_token": refresh,
+                    "scope": " ".join(self.grant_only) if self.grant_only is not None else pending.get("scope", "")}
             if self.id_token:
                 body["id_token"] = unsigned_id_token(self.email, client_id)
             return 200, body
