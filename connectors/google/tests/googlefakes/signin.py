@@ -97,10 +97,12 @@ def run_cli(args: list[str], env: dict[str, str], timeout: float = 120) -> tuple
 
 @contextmanager
 def chromium() -> Iterator[Any]:
-    """A headless Debian Chromium through Playwright (skipped where it is not installed)."""
+    """A headless Debian Chromium through Playwright (skipped where it is not installed, except in CI where it must run)."""
+    import os
+
     import pytest
 
-    if not Path(CHROMIUM).exists():
+    if not Path(CHROMIUM).exists() and not os.environ.get("CI"):
         pytest.skip("Debian's /usr/bin/chromium is not installed")
     from playwright.sync_api import sync_playwright
 
