@@ -37,6 +37,7 @@ from .reserved_tools import run_autocontext, run_autocontext_data
 from .resource_resolution import resolve_resource_off_loop
 from .results import BuildSettings, catalog_for_tool, resolve_selection
 from .runtime_state import RuntimeState
+from .signals import CallSignals, SendProgress
 from .toolschemas import uses_resource, validate_arguments
 
 log = logging.getLogger("analytics_acp")
@@ -75,6 +76,7 @@ class ConnectorRuntime:
         client: ClientInfo,
         read_table: ReadTableFn | None = None,
         file_url: Callable[[Path], str] | None = None,
+        send_progress: SendProgress | None = None,
     ) -> dict[str, Any]:
         """Run one tools/call and return the CallToolResult dict. Never raises for tool errors (12.1)."""
         arguments = dict(arguments or {})
@@ -91,7 +93,7 @@ class ConnectorRuntime:
         ctx: CallContext | None = None
         try:
             check_arguments_size(name, arguments)
-            ctx = build_call_context(self.loaded, name, meta, session, client, read_table)
+            ctx = build_call_context(self.loaded, name, meta, session, client, read_table, CallSignals(send_progress))
             record.row_limit, record.cost_limit_usd = ctx.row_limit, ctx.cost_limit_usd
             if name == ACP_TOOL_AUTOCONTEXT:
                 return await run_autocontext(self.state, arguments, ctx, record)
@@ -165,7 +167,8 @@ class ConnectorRuntime:
         def innermost(tool: ToolSpec, arguments: dict[str, Any], ctx: CallContext) -> Any:
             return invoke_tool(tool, arguments, ctx, finish)  # the awaitable that around_tool_call wrappers wrap
 
-        outcome = await self.loaded.hook.around_tool_call.call_extra(
-            [innermost], {"tool": tool, "arguments": args, "ctx": ctx}
-        )
+        async with ctx.signals.running():  # progress sent while it runs; a cancel interrupts it (signals.py)
+            outcome = await self.loaded.hook.around_tool_call.call_extra(
+                [innermost], {"tool": tool, "arguments": args, "ctx": ctx}
+            )
         return await respond(self.state, outcome, ctx, record, file_url)
