@@ -81,12 +81,12 @@ def _serve(target: str | ModuleType, http: bool, host: str, port: int | None) ->
     import anyio
 
     from .runtime import serve_stdio
-    from .stopping import install_stop_handlers
+    from .stopping import exit_after_eof, install_stop_handlers
 
     install_stop_handlers(acp.shutdown)
 
     try:
-        anyio.run(serve_stdio, acp)
+        anyio.run(serve_stdio, acp, exit_after_eof(acp.shutdown))
     except KeyboardInterrupt:
         pass
     return 0
