@@ -226,7 +226,7 @@ async def serve_stdio(acp: AcpServer, on_eof: Callable[[], None] | None = None) 
     stdin is read here (not by the SDK) so that requests with an invalid id get an answer
     (requestids.py); like the SDK, fd 0 points at the null device while serving so a child
     process (a driver, a browser) cannot read protocol bytes. ``on_eof`` is called when stdin ends
-    (stopping.exit_after_eof bounds how long calls still running may keep the process).
+    (stopping.EofExit bounds how long calls still running may keep the process).
     """
     from mcp.server.runner import serve_loop
 

@@ -42,21 +42,29 @@ def install_stop_handlers(stop: Callable[[], None]) -> None:
         signal.signal(sig, handler)
 
 
-def exit_after_eof(stop: Callable[[], None], grace: float = EOF_GRACE_S) -> Callable[[], None]:
-    """An ``on_eof`` callback: once stdin has ended, exit 0 within ``grace`` (+ the bounded ``stop``).
+class EofExit:
+    """``on_eof`` callback: once stdin has ended, the process exits 0 within ``grace`` (+ the bounded ``stop``).
 
-    A server with nothing running returns on its own before the timer fires (its normal exit path);
-    one whose call waits on a silent upstream, or whose interpreter would join a busy worker thread
-    at exit, is ended by the timer (daemon: it never keeps the process alive itself).
+    A server with nothing running returns on its own before the timer fires (its normal exit path,
+    after which ``served()`` is called: ``stop`` has run, the timer would only exit). One whose call
+    waits on a silent upstream, or whose interpreter would join a busy worker thread at exit, is
+    ended by the timer (a daemon thread: it never keeps the process alive itself).
     """
-    armed: list[threading.Timer] = []
 
-    def on_eof() -> None:
-        if armed:
-            return
-        timer = threading.Timer(grace, _stop_and_exit, args=(stop, 0))
-        timer.daemon = True
-        armed.append(timer)
-        timer.start()
+    def __init__(self, stop: Callable[[], None], grace: float = EOF_GRACE_S):
+        self.stop, self.grace = stop, grace
+        self._timer: threading.Timer | None = None
+        self._served = False
 
-    return on_eof
+    def __call__(self) -> None:
+        if self._timer is None:
+            self._timer = threading.Timer(self.grace, self._fire)
+            self._timer.daemon = True
+            self._timer.start()
+
+    def served(self) -> None:
+        """The serve loop returned and ran the connector's shutdown: the timer must not run it again."""
+        self._served = True
+
+    def _fire(self) -> None:
+        _stop_and_exit((lambda: None) if self._served else self.stop, 0)
