@@ -80,7 +80,7 @@ class SourceHealth:
         """Credentials or config that fail the ACP's declared setup schema (5.5), checked offline."""
         self.setup_error(
             source,
-            CredentialsInvalid(f"The {what} of source «{source.id}» do not match the {source.acp} ACP's {what}_schema: {exc.message}"),
+            CredentialsInvalid(f"Source «{source.id}», {what} checked against the {source.acp} ACP's {what}_schema: {exc.message}"),
             f"Fix \"{what}\" of source «{source.id}» in {self.path} (acp_sources lists what the {source.acp} ACP accepts), "
             f"{self._restart()}",
         )
