@@ -135,25 +135,14 @@ class Bridge:
 
     def _check_setup(self) -> None:
         """Offline, per source: its server started, and its credentials/config match the ACP's setup schemas (5.5)."""
-        from analytics_acp.schemas import validate_config, validate_credentials
-
         for source in self.sources.sources:
             proc = self.processes.get(source.acp)
             if proc is None or not self.health.publishes_tools(source):
                 continue
             if proc.client is None:
                 self.health.server_error(source, proc.error or f"The {source.acp} ACP server is not running.")
-                continue
-            capability = proc.capability
-            checks = (("credentials", source.credentials, capability.get("credentials_schema"), validate_credentials),
-                      ("config", source.config, capability.get("config_schema"), validate_config))
-            for what, value, schema, validate in checks:
-                if value is not None and isinstance(schema, dict) and schema:
-                    try:
-                        validate(schema, value)
-                    except AcpError as exc:
-                        self.health.schema_error(source, what, exc)
-                        break
+            else:
+                self.health.check_schemas(source, proc.capability)
 
     # ----- diagnostics (what desktop clients keep as the server log) -----
     def source_problem(self, source: Source) -> str | None:

@@ -85,6 +85,20 @@ class SourceHealth:
             f"{self._restart()}",
         )
 
+    def check_schemas(self, source: Source, capability: dict[str, Any]) -> None:
+        """Validate the source's credentials and config against the setup schemas its ACP declares (offline)."""
+        from analytics_acp.schemas import validate_config, validate_credentials
+
+        checks = (("credentials", source.credentials, capability.get("credentials_schema"), validate_credentials),
+                  ("config", source.config, capability.get("config_schema"), validate_config))
+        for what, value, schema, validate in checks:
+            if value is not None and isinstance(schema, dict) and schema:
+                try:
+                    validate(schema, value)
+                except AcpError as exc:
+                    self.schema_error(source, what, exc)
+                    return
+
     def server_error(self, source: Source, message: str) -> None:
         """Its ACP server could not start: no tools until the bridge is restarted."""
         self.setup_error(
