@@ -235,19 +235,20 @@ def build_server(loaded: LoadedConnector) -> AcpServer:
     return AcpServer(loaded)
 
 
-async def serve_stdio(acp: AcpServer) -> None:
+async def serve_stdio(acp: AcpServer, on_eof: Callable[[], None] | None = None) -> None:
     """Serve over stdio in the handshake era (3.2): stdout carries only protocol messages.
 
     stdin is read here (not by the SDK) so that requests with an invalid id get an answer
     (requestids.py); like the SDK, fd 0 points at the null device while serving so a child
-    process (a driver, a browser) cannot read protocol bytes.
+    process (a driver, a browser) cannot read protocol bytes. ``on_eof`` is called when stdin ends
+    (stopping.EofExit bounds how long calls still running may keep the process).
     """
     from mcp.server.runner import serve_loop
 
     if server_stdio.usable():  # our transport: same fd claim, invalid ids screened, orjson writes
         acp.deferred_meta = server_stdio.DeferredMeta()
         try:
-            async with server_stdio.stdio_server(acp.deferred_meta) as (read, write):
+            async with server_stdio.stdio_server(acp.deferred_meta, on_eof=on_eof) as (read, write):
                 await serve_loop(acp.server, read, write, lifespan_state={})
         finally:
             acp.deferred_meta = None

@@ -203,11 +203,14 @@ def _claimed_fd(fd: int, stream: Any, mode: str, diversion: Callable[[], int]) -
 
 
 @asynccontextmanager
-async def stdio_server(deferred: DeferredMeta | None = None, max_line: int = ACP_MAX_MESSAGE_BYTES) -> AsyncIterator[tuple[Any, Any]]:
+async def stdio_server(
+    deferred: DeferredMeta | None = None, max_line: int = ACP_MAX_MESSAGE_BYTES, on_eof: Callable[[], None] | None = None
+) -> AsyncIterator[tuple[Any, Any]]:
     """Serve MCP over this process's stdin/stdout; yields the (read, write) streams serve_loop takes.
 
     A line longer than ``max_line`` is answered with a JSON-RPC error (id null) and dropped unparsed,
-    unless the server is waiting for the client's answer to one of its own requests.
+    unless the server is waiting for the client's answer to one of its own requests. ``on_eof`` is
+    called once stdin has ended (the client is gone), while calls may still be running.
     """
     release_in = release_out = None
     try:
@@ -245,6 +248,13 @@ async def stdio_server(deferred: DeferredMeta | None = None, max_line: int = ACP
                 await write_stream.send(SessionMessage(types.JSONRPCError.model_validate(error)))
 
         async def reader() -> None:
+            try:
+                await _read_lines()
+            finally:
+                if on_eof is not None:
+                    on_eof()
+
+        async def _read_lines() -> None:
             pending: list[bytes] = []  # pieces of a line longer than one read (big host tables)
             size = 0  # bytes in pending
             dropping = False  # the rest of a refused line is read and dropped, never held whole

@@ -28,6 +28,7 @@ def build_server(bridge: Bridge) -> Server[Any]:
     """The MCP server publishing the bridge's tools and every source's tools."""
 
     async def list_tools(ctx: Any, params: types.PaginatedRequestParams | None) -> types.ListToolsResult:
+        await bridge.wait_ready()  # the servers starting locally (never a source's network probe)
         return types.ListToolsResult(tools=[types.Tool.model_validate(t) for t in bridge.tools])
 
     async def call_tool(ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
@@ -58,7 +59,7 @@ def build_server(bridge: Bridge) -> Server[Any]:
 
 
 async def serve_stdio(paths: Paths) -> None:
-    """Start the sources' ACP servers, then serve MCP on stdin/stdout until the client closes it."""
+    """Serve MCP on stdin/stdout until the client closes it; the sources start in the background."""
     from mcp.server.stdio import stdio_server
 
     bridge = Bridge(paths)
