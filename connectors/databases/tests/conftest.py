@@ -9,13 +9,17 @@ from __future__ import annotations
 import datetime as dt
 import os
 import socket
+import sys
 import uuid
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import pytest
 from analytics_acp import CallContext, HostTable
 from analytics_acp.kit import make_ctx as kit_make_ctx
+
+sys.path.insert(0, str(Path(__file__).parent))  # helper modules beside the tests (dbactivity.py)
 
 END = dt.date(2026, 9, 28)
 PG = {"type": "server", "dialect": "postgresql", "host": "127.0.0.1", "port": 5432, "user": "postgres", "database": "test"}

@@ -13,6 +13,7 @@ import uuid
 
 import pytest
 import sqlalchemy as sa
+from dbactivity import pg_extraction_running
 
 pytestmark = pytest.mark.services
 
@@ -64,17 +65,6 @@ def _stop_while_running(signum, credentials, sql, running) -> None:
         if proc.poll() is None:
             proc.kill()
             proc.wait()
-
-
-def pg_extraction_running(admin, since, marker: str) -> bool:
-    """Whether the connector's query is running at PostgreSQL. It streams through a server-side cursor, so
-    while it runs pg_stat_activity shows ``FETCH FORWARD n FROM "c_..."``, not the SQL: the backend is found
-    by the connector's application_name and a start after ``since``."""
-    with admin.connect() as conn:
-        return bool(conn.exec_driver_sql(
-            "SELECT count(*) FROM pg_stat_activity WHERE application_name = 'analytics-acp-databases' "
-            "AND backend_start >= %(t)s AND state = 'active' AND (query LIKE 'FETCH%%' OR query LIKE %(q)s)",
-            {"t": since, "q": f"%{marker}%"}).scalar())
 
 
 @pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])

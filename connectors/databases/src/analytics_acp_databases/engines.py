@@ -283,6 +283,24 @@ class Session:
         except Exception:
             pass
 
+    def cancel(self) -> bool:
+        """Stop this session's statement at the database: SQLite/DuckDB interrupt, PostgreSQL cancel
+        request, MySQL/MariaDB KILL QUERY from a second connection. False when there is nothing to stop."""
+        if self._closed:
+            return False
+        raw: Any = self.conn.connection.dbapi_connection
+        name = self.conn.dialect.name
+        if name in ("sqlite", "duckdb"):
+            raw.interrupt()
+        elif name == "postgresql":
+            raw.cancel()
+        elif name == "mysql":
+            with self.source.engine(read_only=False).connect() as killer:
+                killer.exec_driver_sql(f"KILL QUERY {int(raw.thread_id())}")
+        else:
+            return False
+        return True
+
     def __enter__(self) -> Session:
         return self
 
@@ -381,18 +399,7 @@ def cancel_running() -> int:
     cancelled = 0
     for session in list(_ACTIVE):
         try:
-            raw = session.conn.connection.dbapi_connection
-            name = session.conn.dialect.name
-            if name in ("sqlite", "duckdb"):
-                raw.interrupt()
-            elif name == "postgresql":
-                raw.cancel()
-            elif name == "mysql":
-                with session.source.engine(read_only=False).connect() as killer:
-                    killer.exec_driver_sql(f"KILL QUERY {int(raw.thread_id())}")
-            else:
-                continue
-            cancelled += 1
+            cancelled += session.cancel()
         except Exception:  # stopping anyway: one failed cancel must not keep the others
             continue
     if cancelled:

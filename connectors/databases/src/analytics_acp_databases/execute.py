@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import datetime as dt
 import logging
+import threading
 import weakref
 from collections.abc import Iterator
+from functools import partial
 from typing import Any
 
 from analytics_acp import CallContext, Extraction, Header, InvalidArguments
@@ -64,6 +66,7 @@ def run_execute_sql(arguments: dict[str, Any], ctx: CallContext) -> Extraction:
     source = catalog.source_for(ctx, target)
     checked = check_sql(sql, sqlglot_dialect(source.backend))  # type: ignore[arg-type]
     session = _open(source, effective_schema(target, ctx), ctx)
+    ctx.on_cancel(partial(_cancel_quietly, session))  # the client cancelled: stop the statement at the database
     warnings: list[str] = []
     try:
         stream = not (checked.explain and session.backend == "postgresql")  # DECLARE CURSOR cannot hold EXPLAIN
@@ -146,6 +149,7 @@ def stream_rows(session: Session, result: Any, kinds: list, converters: list, li
                 return
             count += len(rows)
             yield from rows
+            ctx.progress(count, None, f"{count} rows")  # the total is known only at the end
         finished = True
     except DBAPIError as exc:
         raise map_error(exc, credentials, ctx.resource_id, session.source.timeout_s) from None
@@ -163,6 +167,18 @@ def stream_rows(session: Session, result: Any, kinds: list, converters: list, li
             except Exception:
                 pass
             session.close()
+
+
+def _cancel_quietly(session: Session) -> None:
+    # Runs on the event loop thread while the statement runs in the tool's thread; a KILL QUERY opens a
+    # connection, so it gets a thread of its own rather than holding the loop.
+    def cancel() -> None:
+        try:
+            session.cancel()
+        except Exception as exc:  # a statement that just finished has nothing to cancel
+            log.debug("cancel not sent: %s", type(exc).__name__)
+
+    threading.Thread(target=cancel, name="analytics-acp-cancel", daemon=True).start()
 
 
 def fetch_batches(result: Any, limit: int | None) -> Iterator[list[tuple]]:
