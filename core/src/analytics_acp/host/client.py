@@ -18,6 +18,7 @@ import anyio
 import mcp_types as types
 import orjson
 from mcp.client.session import ClientSession
+from mcp.shared.dispatcher import CallOptions, ProgressFnT
 from mcp.shared.exceptions import MCPError
 from mcp.shared.jsonrpc_dispatcher import JSONRPCDispatcher
 from pydantic import ConfigDict
@@ -26,6 +27,8 @@ from ..constants import ACP_KEY, ACP_METHOD_READ_TABLE, ACP_PROTOCOL_VERSION, MC
 from ..errors import AcpError, HostTablesUnsupported
 
 Resolver = Callable[[str, "str | None"], Awaitable[dict[str, Any]]]
+
+ProgressFn = ProgressFnT  # async (progress, total, message) -> None
 
 FULL_HOST = {
     "version": ACP_PROTOCOL_VERSION,
@@ -266,12 +269,19 @@ class AcpClient:
         """instructions of the initialize result."""
         return self.initialize_result.get("instructions")
 
-    async def raw_request(self, method: str, params: dict[str, Any] | None = None) -> dict[str, Any]:
-        """Send any JSON-RPC request; JSON-RPC errors raise ProtocolError."""
+    async def raw_request(self, method: str, params: dict[str, Any] | None = None,
+                          on_progress: ProgressFn | None = None) -> dict[str, Any]:
+        """Send any JSON-RPC request; JSON-RPC errors raise ProtocolError.
+
+        With ``on_progress`` the request carries a progress token and the server's
+        ``notifications/progress`` for it reach ``on_progress(progress, total, message)``. Cancelling
+        the awaiting task sends ``notifications/cancelled`` to the server (the SDK's dispatcher).
+        """
         # Straight to the dispatcher: the typed path drops None values, and acp/configure needs
         # an explicit ``credentials: null`` to clear a session's credentials (5.1).
+        opts = CallOptions(on_progress=on_progress) if on_progress is not None else None
         try:
-            return await self.session._dispatcher.send_raw_request(method, dict(params or {}), None)
+            return await self.session._dispatcher.send_raw_request(method, dict(params or {}), opts)
         except MCPError as exc:
             raise ProtocolError(exc.code, exc.message, exc.data) from None
 
@@ -298,8 +308,9 @@ class AcpClient:
             if not cursor:
                 return tools
 
-    async def call_tool(self, name: str, arguments: dict[str, Any] | None = None, meta: dict[str, Any] | None = None) -> ToolResult:
-        """tools/call with ``_meta.acp`` = ``meta``; returns the split result.
+    async def call_tool(self, name: str, arguments: dict[str, Any] | None = None, meta: dict[str, Any] | None = None,
+                        on_progress: ProgressFn | None = None) -> ToolResult:
+        """tools/call with ``_meta.acp`` = ``meta``; returns the split result (``on_progress``: see raw_request).
 
         To a server used as plain MCP (4.3) ``meta`` is never sent: it carries credentials and limits
         that only an ACP 1.x server may receive.
@@ -309,4 +320,4 @@ class AcpClient:
             params["_meta"] = {ACP_KEY: meta}
         # The raw path keeps the result as parsed JSON: nulls inside _meta.acp survive, and a big
         # system_data is not validated into a model and dumped back (the per-call cost, bench case 1).
-        return ToolResult(await self.raw_request("tools/call", params), self.http_token)
+        return ToolResult(await self.raw_request("tools/call", params, on_progress), self.http_token)

@@ -21,6 +21,7 @@ import anyio.abc
 from analytics_acp.argument_limits import check_arguments_size
 from analytics_acp.errors import AcpError, CredentialsInvalid, InvalidArguments, UpstreamError, error_from_payload
 from analytics_acp.host import ProtocolError, ToolResult
+from analytics_acp.host.client import ProgressFn
 from analytics_acp.tablefile import uri_path
 
 from . import early as early_csv
@@ -249,8 +250,12 @@ class Bridge:
         return wire
 
     # ----- calls -----
-    async def call(self, name: str, arguments: dict[str, Any] | None) -> tuple[list[dict[str, Any]], bool]:
-        """Run a published tool; returns MCP content blocks and isError (every text scrubbed of secrets)."""
+    async def call(self, name: str, arguments: dict[str, Any] | None,
+                   progress: ProgressFn | None = None) -> tuple[list[dict[str, Any]], bool]:
+        """Run a published tool; returns MCP content blocks and isError (every text scrubbed of secrets).
+
+        ``progress`` relays a forwarded call's progress to the client; cancelling the calling task
+        cancels the forwarded call at its ACP server and leaves no dataset."""
         arguments = arguments or {}
         try:
             check_arguments_size(name, arguments)  # the servers' rule, for the bridge's own tools too (15.3)
@@ -259,7 +264,7 @@ class Bridge:
             if name in own_tools.NAMES:
                 blocks, is_error = await self._own(name, arguments), False
             elif name in self.routes:
-                blocks, is_error = await self._forward(self.routes[name], arguments)
+                blocks, is_error = await self._forward(self.routes[name], arguments, progress)
             else:
                 raise self._unknown_tool(name)
         except AcpError as exc:
@@ -357,7 +362,8 @@ class Bridge:
             report["error"] = self.sources.error
         return report
 
-    async def _forward(self, route: Route, arguments: dict[str, Any]) -> tuple[list[dict[str, Any]], bool]:
+    async def _forward(self, route: Route, arguments: dict[str, Any],
+                       progress: ProgressFn | None = None) -> tuple[list[dict[str, Any]], bool]:
         source = self.sources.get(route.source)
         assert source is not None  # routes only exist for healthy sources
         args = forward_arguments(route, arguments)
@@ -372,25 +378,25 @@ class Bridge:
         proc = self.processes[source.acp]
         early, timer = self._early(source.acp, proc)
         try:
-            result = await proc.call(route.tool, args, meta)
-        except ServerUnavailable as exc:
-            raise UpstreamError(str(exc)) from None
-        except ProtocolError as exc:
-            if -32049 <= exc.code <= -32010:  # an ACP error sent as a JSON-RPC error
-                payload = error_from_payload({"code": exc.code, "message": exc.message, "data": exc.data}).payload()
-            else:
-                payload = {"code": exc.code, "name": "MCP_ERROR", "message": exc.message}
-            return [_text({"error": payload})], True
-        finally:
-            for path in self._read_files.pop(call_id, []):
-                path.unlink(missing_ok=True)
-            if timer is not None:
-                timer.cancel()
-            self._in_flight[source.acp] -= 1
-        try:
+            try:
+                result = await proc.call(route.tool, args, meta, on_progress=progress)
+            except ServerUnavailable as exc:
+                raise UpstreamError(str(exc)) from None
+            except ProtocolError as exc:
+                if -32049 <= exc.code <= -32010:  # an ACP error sent as a JSON-RPC error
+                    payload = error_from_payload({"code": exc.code, "message": exc.message, "data": exc.data}).payload()
+                else:
+                    payload = {"code": exc.code, "name": "MCP_ERROR", "message": exc.message}
+                return [_text({"error": payload})], True
+            finally:
+                for path in self._read_files.pop(call_id, []):
+                    path.unlink(missing_ok=True)
+                if timer is not None:
+                    timer.cancel()
+                self._in_flight[source.acp] -= 1
             return await self._deliver(source, proc, route, result, early)
         finally:
-            if early is not None:
+            if early is not None:  # also when the call failed or was cancelled: its partial CSV goes
                 early.cancel()
 
     def _early(self, key: str, proc: AcpProcess) -> tuple[early_csv.EarlyCsv | None, asyncio.TimerHandle | None]:

@@ -17,6 +17,7 @@ from typing import Any, TextIO
 import anyio
 import anyio.abc
 from analytics_acp.host import AcpClient, ProtocolError, ToolResult
+from analytics_acp.host.client import ProgressFn
 from mcp_types import CONNECTION_CLOSED
 
 from .discovery import AcpLaunch
@@ -139,15 +140,20 @@ class AcpProcess:
                 raise ServerUnavailable(f"The {self.launch.id} server stopped right after starting.")
             return self.client
 
-    async def call(self, name: str, arguments: dict[str, Any], meta: dict[str, Any]) -> ToolResult:
+    async def call(self, name: str, arguments: dict[str, Any], meta: dict[str, Any],
+                   on_progress: ProgressFn | None = None) -> ToolResult:
         """tools/call on the server; a dead connection raises ServerUnavailable and is dropped.
+
+        ``on_progress`` receives the server's progress for this call; cancelling the awaiting task
+        cancels the call at the server (``notifications/cancelled``, sent by the SDK's dispatcher).
 
         A server used as plain MCP (4.3) gets the arguments only: ``meta`` carries the source's
         credentials and limits, which only an ACP 1.x server may receive.
         """
         client = await self.ensure()
         try:
-            return await client.call_tool(name, arguments, meta=None if client.plain_mcp_reason else meta)
+            return await client.call_tool(name, arguments, meta=None if client.plain_mcp_reason else meta,
+                                          on_progress=on_progress)
         except ProtocolError as exc:
             if exc.code != CONNECTION_CLOSED:
                 raise
