@@ -137,9 +137,11 @@ def _steps(args, ctx):
 
 
 def _spin(args, ctx):
-    # Cancellation (issue 28): a statement that never ends on its own, interrupted by ctx.on_cancel.
+    # Cancellation (issue 28): a statement that never ends on its own. ctx.on_cancel interrupts it while it
+    # runs; the progress handler also stops one that starts after the cancel (an interrupt then is a no-op).
     conn = sqlite3.connect(":memory:", check_same_thread=False)
     ctx.on_cancel(conn.interrupt)
+    conn.set_progress_handler(lambda: 1 if ctx.cancelled else 0, 10_000)
     ctx.progress(0, None, "running")
     try:
         count = conn.execute("WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 1e15) "

@@ -226,10 +226,12 @@ def _fence_sqlite(dbapi_conn: sqlite3.Connection, _record: Any) -> None:
 class Session:
     """An open, fenced connection for one query (or one block); ``close()`` always rolls back."""
 
-    def __init__(self, source: Source, conn: Connection, timer: threading.Timer | None = None):
+    def __init__(self, source: Source, conn: Connection, timer: threading.Timer | None = None,
+                 stop: threading.Event | None = None):
         self.source = source
         self.conn = conn
         self._timer = timer
+        self._stop = stop if stop is not None else threading.Event()  # read by SQLite's progress handler
         self._closed = False
         _ACTIVE.add(self)
 
@@ -290,7 +292,10 @@ class Session:
             return False
         raw: Any = self.conn.connection.dbapi_connection
         name = self.conn.dialect.name
-        if name in ("sqlite", "duckdb"):
+        if name == "sqlite":
+            self._stop.set()  # the fence's progress handler also stops a statement that starts after this
+            raw.interrupt()
+        elif name == "duckdb":
             raw.interrupt()
         elif name == "postgresql":
             raw.cancel()
@@ -314,19 +319,21 @@ def open_read(source: Source, schema: str | None = None, timeout_s: float | None
     engine = source.engine(read_only=True)
     conn = engine.connect()
     try:
-        timer = _apply_read_fence(conn, timeout, schema)
+        stop = threading.Event()
+        timer = _apply_read_fence(conn, timeout, schema, stop)
     except BaseException:
         conn.close()
         raise
-    return Session(source, conn, timer)
+    return Session(source, conn, timer, stop)
 
 
-def _apply_read_fence(conn: Connection, timeout: float, schema: str | None) -> threading.Timer | None:
+def _apply_read_fence(conn: Connection, timeout: float, schema: str | None, stop: threading.Event) -> threading.Timer | None:
     name = conn.dialect.name
     raw = conn.connection.dbapi_connection
     if name == "sqlite":
         deadline = time.monotonic() + timeout
-        raw.set_progress_handler(lambda: 1 if time.monotonic() > deadline else 0, 10_000)  # type: ignore[union-attr]
+        # Aborts past the statement timeout, or once the session is cancelled (set before or while it runs).
+        raw.set_progress_handler(lambda: 1 if stop.is_set() or time.monotonic() > deadline else 0, 10_000)  # type: ignore[union-attr]
         return None
     if name == "duckdb":
         if schema:

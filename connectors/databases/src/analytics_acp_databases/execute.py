@@ -71,6 +71,8 @@ def run_execute_sql(arguments: dict[str, Any], ctx: CallContext) -> Extraction:
     try:
         stream = not (checked.explain and session.backend == "postgresql")  # DECLARE CURSOR cannot hold EXPLAIN
         conn = session.conn.execution_options(no_parameters=True, stream_results=stream, max_row_buffer=BATCH_ROWS, **{USER_SQL: True})
+        if ctx.cancelled:  # cancelled while connecting: a cancel request now would reach no statement
+            raise InvalidArguments("The call was cancelled before its SQL ran.")
         log.debug("running the model's SQL on %s", session.backend)  # never the SQL text (it may quote data)
         result = conn.exec_driver_sql(checked.sql)
         if not result.returns_rows:
