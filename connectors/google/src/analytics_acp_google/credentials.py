@@ -86,18 +86,37 @@ def build_credentials(credentials: dict[str, Any] | None, scopes: list[str]) -> 
     raise CredentialsInvalid("Unknown credentials type: use 'service_account', 'oauth' or 'authorized_user'.")
 
 
+def account_of(credentials: dict[str, Any] | None) -> str | None:
+    """The account to name in a 403 (the key's client_email, the OAuth email/account), or None."""
+    if not credentials:
+        return None
+    if credentials.get("type") == "service_account":
+        info = service_account_info(credentials)
+        email = info.get("client_email") if info else None
+        return str(email) if email else None
+    for key in ("email", "account"):
+        if credentials.get(key):
+            return str(credentials[key])
+    return None
+
+
+def service_account_info(credentials: dict[str, Any]) -> dict[str, Any] | None:
+    """The key-file dict inside a service_account credentials object (string or object), or None."""
+    raw = credentials.get("service_account")
+    try:
+        info = raw if isinstance(raw, dict) else json.loads(raw or "")
+    except (TypeError, ValueError):
+        return None
+    return info if isinstance(info, dict) else None
+
+
 def credential_identity(credentials: dict[str, Any] | None) -> str | None:
     """A non-secret identity (client_email, email, account or client_id) so caches split per identity (7.4)."""
     if not credentials:
         return None
     kind = credentials.get("type")
     if kind == "service_account":
-        raw = credentials.get("service_account")
-        try:
-            info = raw if isinstance(raw, dict) else json.loads(raw or "")
-        except (TypeError, ValueError):
-            return None
-        email = info.get("client_email") if isinstance(info, dict) else None
+        email = account_of(credentials)
         return f"service_account:{email}" if email else None
     for key in ("email", "account", "client_id"):
         if credentials.get(key):
