@@ -60,7 +60,7 @@ def run(ctx: CallContext, sql: str, ref: BqRef | None, *, keep: tuple[str, ...] 
     try:
         job = bq.call(ctx, client.query, sql, job_config=config, location=bq.location(ctx), project=project, job_retry=None)
     except Exception as exc:
-        if keep and set(reasons(exc)) & set(keep):
+        if keep and getattr(exc, "code", None) == 400 and set(reasons(exc)) & set(keep):  # a 401 may say "invalid" too
             raise
         raise to_acp(exc, resource=ctx.resource_id, finder=Finder(ctx, client), ctx=ctx) from None
     return DryRun(

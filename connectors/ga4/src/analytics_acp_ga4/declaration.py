@@ -19,7 +19,7 @@ from analytics_acp import (
     ToolSpec,
     date_property,
 )
-from analytics_acp_google.schemas import api_endpoint_property, credentials_schema
+from analytics_acp_google.schemas import api_endpoint_property, credentials_schema, timeout_property
 
 VERSION = "0.1.0"
 PACKAGE_DIR = Path(__file__).resolve().parents[2]
@@ -42,7 +42,7 @@ CONFIG_SCHEMA: dict[str, Any] = {
         "description": ("Root URL used for both the GA4 Data API and the Admin API, for example "
                         "https://analyticsdata.googleapis.com. Leave empty to use Google's. Used for private "
                         "endpoints and test fakes."),
-    }},
+    }, "timeout_s": timeout_property()},
     "required": [],
 }
 

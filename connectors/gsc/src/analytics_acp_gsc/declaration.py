@@ -73,12 +73,13 @@ def credentials_schema() -> dict[str, Any]:
 
 def config_schema() -> dict[str, Any]:
     """api_endpoint (shared) and the row ceiling that triggers day splitting."""
-    from analytics_acp_google.schemas import api_endpoint_property
+    from analytics_acp_google.schemas import api_endpoint_property, timeout_property
 
     return {
         "type": "object",
         "properties": {
             "api_endpoint": api_endpoint_property(),
+            "timeout_s": timeout_property(),
             "row_ceiling": {
                 "type": "integer",
                 "title": "Row ceiling per query (advanced)",
