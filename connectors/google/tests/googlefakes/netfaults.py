@@ -123,3 +123,50 @@ def _pipe(a: socket.socket, b: socket.socket) -> None:
                 (b if s is a else a).sendall(data)
     finally:
         b.close()
+
+
+FAULTS = ("refused", "unresolvable", "silent")
+
+
+class Fault:
+    """One field fault as an api_endpoint: ``url``, the ``host`` a message must name, ``accepted`` connections."""
+
+    def __init__(self, kind: str):
+        self.kind = kind
+        self._silent: SilentListener | None = None
+
+    def __enter__(self) -> Fault:
+        if self.kind == "silent":
+            self._silent = SilentListener().__enter__()
+            self.url = self._silent.url
+        else:
+            self.url = refused_url() if self.kind == "refused" else UNRESOLVABLE
+        self.host = self.url.split("//", 1)[1]
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        if self._silent is not None:
+            self._silent.__exit__(*exc)
+
+    @property
+    def accepted(self) -> int:
+        return self._silent.accepted if self._silent is not None else 0
+
+    @property
+    def phrase(self) -> str:
+        """What the typed message says for this fault."""
+        return {"refused": "the connection was refused", "unresolvable": "the name could not be resolved",
+                "silent": "did not answer within"}[self.kind]
+
+
+def autocontext(connector_id: str, resource_id: str, level: str | None, ctx: Any) -> Any:
+    """Every applicable autocontext block of a connector through the core's engine (7.3), as one call."""
+    import anyio
+    from analytics_acp.autocontext import AutocontextEngine
+    from analytics_acp.cache import TTLCache
+    from analytics_acp.declarations import ResourceRef
+    from analytics_acp.plugins import load_connector
+
+    loaded = load_connector(connector_id)
+    engine = AutocontextEngine(loaded.info, loaded.blocks, TTLCache(None))
+    return anyio.run(engine.fetch, ResourceRef(resource_id, level), None, ctx)
