@@ -14,6 +14,10 @@ from .errors import CredentialsInvalid, InvalidArguments
 
 _PRIMITIVES = {"string", "number", "integer", "boolean"}
 _SECRET_NAME = re.compile(r"(pass(word)?|secret|token|private_key|api_key|apikey|service_account|credential)", re.I)
+# Inside a JSON object pasted into a secret field (a service-account key, an OAuth token file) only these keys
+# hold secrets; client_email, project_id, client_id, token_uri are identities messages need (issue 26.4).
+_NESTED_SECRET = re.compile(r"^(private_key|private_key_id|client_secret|access_token|refresh_token|id_token|"
+                            r"password|passwd|secret|token|api_key|apikey)$", re.I)
 _URL_PASSWORD = re.compile(r"(?P<scheme>[a-zA-Z][a-zA-Z0-9+.\-]*://)(?P<user>[^:/@\s]*):(?P<pw>[^@/\s]+)@")
 
 
@@ -136,13 +140,11 @@ def secret_values(credentials: Any, schema: dict[str, Any] | None, min_len: int 
                 out.append(value)
             if value.lstrip().startswith("{"):  # a service-account key pasted as JSON text
                 try:
-                    walk(json.loads(value))
+                    out.extend(nested_secret_leaves(json.loads(value), min_len))
                 except ValueError:
                     pass
         elif isinstance(value, dict):
-            for k, v in value.items():
-                if k != "type":  # a discriminator inside pasted JSON ("type": "service_account") is not secret
-                    walk(v)
+            out.extend(nested_secret_leaves(value, min_len))
         elif isinstance(value, list):
             for v in value:
                 walk(v)
@@ -150,6 +152,22 @@ def secret_values(credentials: Any, schema: dict[str, Any] | None, min_len: int 
     for key, value in credentials.items():
         if key in marked or (not marked and key not in discriminators and key != "type"):
             walk(value)
+    return out
+
+
+def nested_secret_leaves(value: Any, min_len: int = 4) -> list[str]:
+    """Secret strings inside a JSON object given as a credential (a key file): values of secret-named keys only;
+    field names, the ``type`` discriminator and identities (client_email, project_id…) are not secret."""
+    out: list[str] = []
+    if isinstance(value, dict):
+        for k, v in value.items():
+            if isinstance(v, str) and _NESTED_SECRET.match(str(k)) and len(v) >= min_len:
+                out.append(v)
+            elif isinstance(v, dict | list):
+                out.extend(nested_secret_leaves(v, min_len))
+    elif isinstance(value, list):
+        for v in value:
+            out.extend(nested_secret_leaves(v, min_len))
     return out
 
 

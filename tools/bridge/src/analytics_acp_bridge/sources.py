@@ -182,15 +182,16 @@ class _Resolver:
     def _remember(self, value: str) -> None:
         if len(value) >= MIN_SECRET_CHARS:
             self.secrets.add(value)
-            # A JSON secret (service account) may surface in pieces; remember its string leaves too.
+            # A JSON secret (a key file) may surface in pieces: remember the values of its secret fields
+            # (private_key, refresh_token…), never its field names, its type or its identities (issue 26.4).
             if value.lstrip().startswith(("{", "[")):
                 try:
                     parsed = json.loads(value)
                 except ValueError:
                     return
-                for leaf in _string_leaves(parsed):
-                    if len(leaf) >= 8:
-                        self.secrets.add(leaf)
+                from analytics_acp.schemas import nested_secret_leaves
+
+                self.secrets.update(nested_secret_leaves(parsed, 8))
 
 
 def _json_object(text: str, where: str) -> dict[str, Any]:
@@ -202,16 +203,6 @@ def _json_object(text: str, where: str) -> dict[str, Any]:
     if not isinstance(value, dict):
         raise ReferenceError_(f"{where}: a reference in place of the whole object must hold a JSON object.")
     return value
-
-
-def _string_leaves(value: Any) -> list[str]:
-    if isinstance(value, str):
-        return [value]
-    if isinstance(value, dict):
-        return [leaf for v in value.values() for leaf in _string_leaves(v)]
-    if isinstance(value, list):
-        return [leaf for v in value for leaf in _string_leaves(v)]
-    return []
 
 
 def load_sources(path: Path, project: Path) -> SourcesFile:
