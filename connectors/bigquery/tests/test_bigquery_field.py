@@ -7,9 +7,10 @@ from analytics_acp import CredentialsInvalid, ResourceNotFound, UpstreamError
 from analytics_acp_bigquery.execute import run_execute_query
 from analytics_acp_bigquery.preflight import estimate
 from analytics_acp_bigquery.validate import run_validate_query
+from analytics_acp_google.retry import AUTOCONTEXT_CONCURRENCY
 from bqworld import DATASET, PROJECT, SA_EMAIL, SQL_WEEK
 from fakebq import QuerySpec, bq_error
-from googlefakes.netfaults import FAULTS, Fault, autocontext
+from googlefakes.netfaults import FAULTS, Fault, Proxy, autocontext, proxy_env, refused_url
 
 
 @pytest.mark.timeout(60)
@@ -33,7 +34,7 @@ def test_autocontext_unreachable_stops_at_once(kind, ctx_for):
         result = autocontext("bigquery", f"{PROJECT}.{DATASET}", "dataset", ctx)
         assert result.failed == len(result.blocks) >= 2
         assert all("ACP_UPSTREAM_ERROR" in b["error"] and fault.host in b["error"] for b in result.blocks)
-        assert fault.accepted <= 1
+        assert fault.accepted <= AUTOCONTEXT_CONCURRENCY  # in-flight blocks cut once each, the rest stopped
 
 
 def test_a_403_names_the_account_and_the_roles_to_grant(world, ctx_for):
@@ -69,3 +70,23 @@ def test_validate_query_with_rejected_credentials_is_a_credentials_error(world, 
     world.server.reject_tokens.add(SA_EMAIL)
     with pytest.raises(CredentialsInvalid):
         run_validate_query({"query": SQL_WEEK}, ctx_for("validate_query", cost_limit_usd=1))
+
+
+@pytest.mark.timeout(60)
+def test_proxies_are_honoured_token_requests_included_and_a_refusing_proxy_is_named(world, ctx_for, monkeypatch):
+    """Issue 26.3 through requests: the service account's token request and the jobs go through the proxy."""
+    from analytics_acp_bigquery import client as bq
+
+    bq.close_all()  # a fresh client and token, so the token request is made under the proxy
+    with Proxy() as proxy:
+        proxy_env(monkeypatch, proxy.url)
+        rows = list(run_execute_query({"query": SQL_WEEK}, ctx_for(cost_limit_usd=1)).rows)
+        assert rows
+        assert any("/token" in line for line in proxy.lines) and any("/jobs" in line for line in proxy.lines)
+    dead = refused_url()
+    proxy_env(monkeypatch, dead)
+    with pytest.raises(UpstreamError) as err:
+        run_execute_query({"query": SQL_WEEK}, ctx_for(cost_limit_usd=1))
+    assert f"through the proxy {dead.split('//')[1]}" in err.value.message
+    result = autocontext("bigquery", f"{PROJECT}.{DATASET}", "dataset", ctx_for("autocontext"))
+    assert result.failed == len(result.blocks) and all("through the proxy" in b["error"] for b in result.blocks)

@@ -4,7 +4,8 @@ silent listener: typed ACP_UPSTREAM_ERROR naming the host, never a credentials e
 import pytest
 from analytics_acp import UpstreamError
 from analytics_acp_ga4.report import run_report
-from googlefakes.netfaults import FAULTS, Fault, autocontext
+from analytics_acp_google.retry import AUTOCONTEXT_CONCURRENCY
+from googlefakes.netfaults import FAULTS, Fault, Proxy, autocontext, proxy_env, refused_url
 
 ARGS = {"metrics": ["sessions"], "dimensions": ["date"]}
 
@@ -31,4 +32,22 @@ def test_autocontext_stops_after_the_first_block_finds_google_unreachable(kind, 
         result = autocontext("ga4", "123456789", None, ctx)
         assert result.failed == len(result.blocks) >= 10
         assert all("ACP_UPSTREAM_ERROR" in b["error"] and fault.host in b["error"] for b in result.blocks)
-        assert fault.accepted <= 1  # the other blocks stopped at the call's tripped budget
+        # the blocks in flight (at most AUTOCONTEXT_CONCURRENCY) are each cut once; the others stop at the tripped budget
+        assert fault.accepted <= AUTOCONTEXT_CONCURRENCY
+
+
+@pytest.mark.timeout(60)
+def test_proxies_are_honoured_and_a_refusing_proxy_is_named(fake, make_ctx, monkeypatch):
+    """Issue 26.3: HTTP(S)_PROXY carries every GA4 request; a proxy that refuses gives a typed answer naming it."""
+    with Proxy() as proxy:
+        proxy_env(monkeypatch, proxy.url)
+        assert list(run_report(ARGS, make_ctx()).rows)
+        assert any(":runReport" in line for line in proxy.lines)
+    dead = refused_url()
+    proxy_env(monkeypatch, dead)
+    for run in (lambda: list(run_report(ARGS, make_ctx()).rows),):
+        with pytest.raises(UpstreamError) as err:
+            run()
+        assert f"through the proxy {dead.split('//')[1]}" in err.value.message
+    result = autocontext("ga4", "123456789", None, make_ctx("autocontext"))
+    assert result.failed == len(result.blocks) and all("through the proxy" in b["error"] for b in result.blocks)

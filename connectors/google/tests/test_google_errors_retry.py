@@ -115,13 +115,11 @@ def test_retry_policy_retries_5xx_and_connection_errors_only(monkeypatch, fake):
 def test_schemas_follow_4_2_and_5_5_5():
     schema = credentials_schema(scopes=["https://www.googleapis.com/auth/analytics.readonly"], product="Google Analytics 4")
     sa, oauth, au = schema["oneOf"]
-    assert sa["properties"]["service_account"] == {  # 4.2's text, or the key file as an object (issue 26.4)
-        "type": ["string", "object"], "title": "Service account JSON",
+    assert sa["properties"]["service_account"] == {
+        "type": "string", "title": "Service account JSON",
         "description": "Paste the full JSON key file (includes client_email and private_key).",
         "contentMediaType": "application/json", "writeOnly": True}
-    # the key file given whole is accepted too: its fields may sit at the top level, so only type is required
-    assert sa["required"] == ["type"] and sa["properties"]["type"]["const"] == "service_account"
-    assert sa["properties"]["private_key"]["writeOnly"] and "writeOnly" not in sa["properties"]["client_email"]
+    assert sa["required"] == ["type", "service_account"] and sa["properties"]["type"]["const"] == "service_account"
     assert oauth["x-acp-login"] == {"provider": "google", "scopes": ["https://www.googleapis.com/auth/analytics.readonly"]}
     assert set(oauth["properties"]) == {"type", "access_token", "refresh_token", "client_id", "client_secret", "expiry_date", "email"}
     assert all(oauth["properties"][k].get("x-acp-filled") for k in oauth["properties"] if k != "type")

@@ -82,11 +82,38 @@ def _choose_variant(schema: dict[str, Any], values: dict[str, Any]) -> dict[str,
     )
 
 
+def _json_fields(variant: dict[str, Any]) -> list[str]:
+    return [k for k, p in (variant.get("properties") or {}).items()
+            if isinstance(p, dict) and p.get("type") == "string" and p.get("contentMediaType") == "application/json"]
+
+
+def normalize_json_fields(variant: dict[str, Any], values: dict[str, Any]) -> dict[str, Any]:
+    """The forms people paste for a variant's JSON-text field (5.5), as the schema's text.
+
+    - the field given as a JSON object instead of its text: serialized;
+    - the variant's one required JSON field missing while the object carries other fields: the object
+      itself is that JSON (a key file given whole, ``{"type": "service_account", "private_key", …}``).
+    """
+    out = dict(values)
+    fields = _json_fields(variant)
+    for key in fields:
+        if isinstance(out.get(key), dict | list):
+            out[key] = json.dumps(out[key])
+    required = [k for k in fields if k in (variant.get("required") or [])]
+    disc = _discriminator(variant)
+    if len(required) == 1 and required[0] not in out and disc is not None and len(set(out) - {disc[0]}) > 0:
+        return {disc[0]: disc[1], required[0]: json.dumps(values)}
+    return out
+
+
 def validate_credentials(schema: dict[str, Any], credentials: dict[str, Any]) -> dict[str, Any]:
-    """Validate credentials against credentials_schema (oneOf by const discriminator); ACP_CREDENTIALS_INVALID."""
+    """Validate credentials against credentials_schema (oneOf by const discriminator); ACP_CREDENTIALS_INVALID.
+
+    Returns the credentials as the schema shapes them (``normalize_json_fields``)."""
     if not isinstance(credentials, dict):
         raise CredentialsInvalid("The credentials must be an object. Ask the user to check the source credentials.")
     variant = _choose_variant(schema, credentials)
+    credentials = normalize_json_fields(variant, credentials)
     problems = _problems(variant, credentials)
     if problems:
         raise CredentialsInvalid(

@@ -33,6 +33,7 @@ RETRIED_STATUS = (500, 502, 503, 504)
 NETWORK_RETRIES = 1
 NETWORK_PAUSE_S = 0.25
 RETRY_AFTER_MAX_S = 5.0
+AUTOCONTEXT_CONCURRENCY = 4  # blocks fetched at once: one slow Google is paid once, quota is not stormed
 # BigQuery names its transient 5xx; any other named reason on a 5xx (bytesBilledLimitExceeded) is final.
 TRANSIENT_REASONS = frozenset({"backendError", "internalError", "badGateway", "backendFailed"})
 

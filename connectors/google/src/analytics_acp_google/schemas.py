@@ -17,24 +17,18 @@ def credentials_schema(*, scopes: list[str], product: str) -> dict[str, Any]:
     service_account = {
         "title": "Service account",
         "type": "object",
-        "description": (f"A service account key with read access to {product}: the JSON key file downloaded from the "
-                        "Google Cloud console, as the value of service_account (text or object) or given whole."),
+        "description": f"A service account key with read access to {product}.",
         "properties": {
             "type": {"type": "string", "const": "service_account"},
             "service_account": {
-                "type": ["string", "object"],
+                "type": "string",
                 "title": "Service account JSON",
                 "description": "Paste the full JSON key file (includes client_email and private_key).",
                 "contentMediaType": "application/json",
                 "writeOnly": True,
             },
-            # The key file itself given as the credentials (issue 26.4): its fields at the top level.
-            "private_key": _secret("Private key", "private_key of the key file."),
-            "private_key_id": _secret("Private key id", "private_key_id of the key file."),
-            "client_email": {"type": "string", "title": "Service account email"},
-            "project_id": {"type": "string", "title": "Project"},
         },
-        "required": ["type"],
+        "required": ["type", "service_account"],
     }
     oauth = {
         "title": "OAuth",

@@ -72,6 +72,7 @@ class Proxy(_Server):
     def __init__(self) -> None:
         super().__init__()
         self.targets: list[str] = []
+        self.lines: list[str] = []  # request lines: "CONNECT host:port …" or "POST http://host:port/path …"
 
     def handle(self, conn: socket.socket) -> None:
         threading.Thread(target=self._relay, args=(conn,), daemon=True).start()
@@ -87,6 +88,7 @@ class Proxy(_Server):
                 head += chunk
             line = head.split(b"\r\n", 1)[0].decode("latin-1")
             method, target, _ = line.split(" ", 2)
+            self.lines.append(f"{method} {target.split('?', 1)[0]}")
             if method == "CONNECT":
                 host, port = target.rsplit(":", 1)
                 rest = head.split(b"\r\n\r\n", 1)[1]
@@ -170,3 +172,11 @@ def autocontext(connector_id: str, resource_id: str, level: str | None, ctx: Any
     loaded = load_connector(connector_id)
     engine = AutocontextEngine(loaded.info, loaded.blocks, TTLCache(None))
     return anyio.run(engine.fetch, ResourceRef(resource_id, level), None, ctx)
+
+
+def proxy_env(monkeypatch: Any, url: str) -> None:
+    """Route every http(s) request of the process through ``url`` (both spellings; NO_PROXY cleared)."""
+    for name in ("HTTP_PROXY", "http_proxy", "HTTPS_PROXY", "https_proxy"):
+        monkeypatch.setenv(name, url)
+    for name in ("NO_PROXY", "no_proxy"):
+        monkeypatch.delenv(name, raising=False)
