@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from analytics_acp.constants import ACP_MAX_FIELD_LIMIT, ACP_MAX_ROW_LIMIT
+from analytics_acp.schemas import nested_secret_leaves
 
 SOURCE_ID = re.compile(r"^[a-z0-9_-]{1,40}$")
 KNOWN_FIELDS = {
@@ -32,7 +33,8 @@ MIN_SECRET_CHARS = 4
 # Key names treated as secret even if a server forgot writeOnly in its credentials_schema.
 SECRET_KEY_NAMES = {
     "password", "passwd", "token", "secret", "api_key", "apikey", "key", "access_token", "refresh_token",
-    "private_key", "client_secret", "service_account", "credentials", "dsn", "url", "connection_string",
+    "private_key", "private_key_id", "id_token", "client_secret", "service_account", "credentials", "dsn", "url",
+    "connection_string",
 }
 
 
@@ -79,10 +81,17 @@ class Source:
             names = None
         else:
             names = write_only_names(credentials_schema) | SECRET_KEY_NAMES
-        return {
+        out = {
             value for key, value in self.literal_credentials
             if len(value) >= MIN_SECRET_CHARS and key != "type" and (names is None or key.lower() in names)
         }
+        for value in list(out):  # a key file pasted as JSON text: its secret fields may surface alone
+            if value.lstrip().startswith("{"):
+                try:
+                    out.update(nested_secret_leaves(json.loads(value), MIN_SECRET_CHARS))
+                except ValueError:
+                    pass
+        return out
 
     def meta(self) -> dict[str, Any]:
         """The per-call ``_meta.acp`` values this source contributes (5.2), without session fields."""
@@ -189,8 +198,6 @@ class _Resolver:
                     parsed = json.loads(value)
                 except ValueError:
                     return
-                from analytics_acp.schemas import nested_secret_leaves
-
                 self.secrets.update(nested_secret_leaves(parsed, 8))
 
 
