@@ -190,12 +190,10 @@ def _host_of(exc: BaseException) -> str | None:
         url = getattr(request, "url", None)
         if isinstance(url, str) and url:
             return urlsplit(url).hostname
-        pool = getattr(e, "pool", None)
-        if getattr(pool, "host", None):
-            return str(pool.host)
-        conn = getattr(e, "conn", None)
-        if getattr(conn, "host", None):
-            return str(conn.host)
+        for owner in (getattr(e, "pool", None), getattr(e, "conn", None)):  # urllib3's pool / connection
+            named = getattr(owner, "host", None)
+            if named:
+                return str(named)
     return None
 
 
@@ -233,7 +231,8 @@ def proxy_for(host: str) -> str | None:
     from urllib.parse import urlsplit
 
     proxies = urllib.request.getproxies()
-    if not proxies or urllib.request.proxy_bypass_environment(host, proxies):
+    bypass = urllib.request.proxy_bypass_environment  # type: ignore[attr-defined]  # NO_PROXY rules, not in typeshed
+    if not proxies or bypass(host, proxies):
         return None
     raw = proxies.get("https") or proxies.get("http") or proxies.get("all")
     if not raw:
