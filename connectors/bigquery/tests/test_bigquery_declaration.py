@@ -79,3 +79,12 @@ def test_block_descriptors_are_7_2s_and_the_datasets_block_answers_them(world, c
     # What the block says matches its description: every dataset of the project with its location.
     data = blocks.block_datasets(PROJECT, ctx_for("autocontext", resource_id=PROJECT))
     assert data == [{"dataset": f"{PROJECT}.{DATASET}", "location": "EU"}, {"dataset": f"{PROJECT}.sandbox", "location": "EU"}]
+
+
+def test_connector_ready_imports_the_client_the_first_call_needs():
+    """Issue 26.6: the post-initialize warm-up hook imports google-cloud-bigquery (start-up does not)."""
+    code = ("import sys\nfrom analytics_acp.plugins import load_connector\nloaded = load_connector('bigquery', extensions=False)\n"
+            "before = 'google.cloud.bigquery' in sys.modules\nloaded.hook.connector_ready()\n"
+            "print(before, 'google.cloud.bigquery' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.split() == ["False", "True"]
