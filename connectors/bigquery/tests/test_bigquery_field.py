@@ -70,6 +70,12 @@ def test_validate_query_with_rejected_credentials_is_a_credentials_error(world, 
     world.server.reject_tokens.add(SA_EMAIL)
     with pytest.raises(CredentialsInvalid):
         run_validate_query({"query": SQL_WEEK}, ctx_for("validate_query", cost_limit_usd=1))
+    # a 401 whose error item carries the reason "invalid" was kept as a syntax verdict (valid: false) before
+    world.server.reject_tokens.clear()
+    world.server.fail("POST", r"/bigquery/v2/projects/([^/]+)/jobs",
+                      *[(401, bq_error(401, "Request had invalid authentication credentials.", "invalid"))] * 3)
+    with pytest.raises(CredentialsInvalid):  # (google-auth refreshes the token and retries a 401 twice itself)
+        run_validate_query({"query": SQL_WEEK}, ctx_for("validate_query", cost_limit_usd=1))
 
 
 @pytest.mark.timeout(60)
@@ -90,3 +96,19 @@ def test_proxies_are_honoured_token_requests_included_and_a_refusing_proxy_is_na
     assert f"through the proxy {dead.split('//')[1]}" in err.value.message
     result = autocontext("bigquery", f"{PROJECT}.{DATASET}", "dataset", ctx_for("autocontext"))
     assert result.failed == len(result.blocks) and all("through the proxy" in b["error"] for b in result.blocks)
+
+
+@pytest.mark.timeout(60)
+def test_a_token_endpoint_that_cannot_be_reached_is_upstream_not_credentials(world, ctx_for):
+    """The review's case: DNS failure / refused port of the token endpoint was typed "the key was revoked"."""
+    from analytics_acp_bigquery import client as bq
+    from googlefakes import keys
+    from googlefakes.netfaults import refused_url
+
+    for token_uri, host in (("http://oauth.something.invalid/token", "oauth.something.invalid"),
+                            (refused_url() + "/token", "127.0.0.1")):
+        bq.close_all()
+        creds = keys.service_account_credentials(token_uri, SA_EMAIL)
+        with pytest.raises(UpstreamError) as err:
+            run_validate_query({"query": SQL_WEEK}, ctx_for("validate_query", credentials=creds, cost_limit_usd=1))
+        assert f"Could not reach {host}" in err.value.message and "key" not in err.value.message.lower()

@@ -108,7 +108,7 @@ def _auth_failure(exc: BaseException) -> AcpError:
 
     kind = classify(exc)
     if kind in ("network", "timeout"):
-        host = _host_of(exc) or "the token endpoint"
+        host = host_of(exc) or "the token endpoint"
         return timeout_error(host) if kind == "timeout" else unreachable_error(exc, host)
     text = str(exc)
     refused = next((w for w in _REJECTED if w in text), None)
@@ -173,13 +173,13 @@ def to_acp_error(exc: BaseException, *, resource: str | None = None, visible: st
 
     kind = classify(exc)
     if kind == "timeout":
-        return timeout_error(host or _host_of(exc) or "Google")
+        return timeout_error(host or host_of(exc) or "Google")
     if kind == "network":
-        return unreachable_error(exc, host or _host_of(exc) or "Google's API")
+        return unreachable_error(exc, host or host_of(exc) or "Google's API")
     return UpstreamError(f"Google call failed ({type(exc).__name__}: {scrub(str(exc), 200)}).")
 
 
-def _host_of(exc: BaseException) -> str | None:
+def host_of(exc: BaseException) -> str | None:
     """The host a failed request was for, from requests/urllib3 errors in the chain."""
     from urllib.parse import urlsplit
 

@@ -277,7 +277,7 @@ def call(attempt: Callable[[tuple[float, float]], T], *, ctx: Any = None, host: 
     Unreachable hosts, read timeouts and the deadline raise typed ``ACP_UPSTREAM_ERROR``s naming
     ``host``; every other failure (HTTP errors) is re-raised for the connector to map.
     """
-    from .errors import timeout_error, unreachable_error
+    from .errors import host_of, timeout_error, unreachable_error
 
     spent = budget_ or budget(ctx)
     delay, network_tries = 0.2, 0
@@ -303,7 +303,8 @@ def call(attempt: Callable[[tuple[float, float]], T], *, ctx: Any = None, host: 
                     delay = 1.0  # one hinted retry at most
                     continue
             if kind == "network":
-                err = unreachable_error(exc, host)
+                seen = host_of(exc)  # a token endpoint is another host than the API's: name the one that failed
+                err = unreachable_error(exc, seen if seen and seen != host.rsplit(":", 1)[0] else host)
                 spent.trip(err)
                 raise err from None
             if kind == "timeout":
