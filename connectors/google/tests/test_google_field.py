@@ -36,8 +36,8 @@ TRANSPORTS = [_requests_get, _httplib2_get]
 def test_a_refused_port_is_retried_once_then_typed_naming_the_host(transport):
     url = refused_url()
     attempt, attempts = transport(url)
-    with pytest.raises(UpstreamError) as err:
-        retry.call(attempt, host=url.split("//")[1])
+    with pytest.raises(UpstreamError) as err:  # a 5 s connect timeout: a refusal is "quick" however loaded the machine
+        retry.call(attempt, host=url.split("//")[1], budget_=retry.Budget({"timeout_s": 5}))
     assert len(attempts) == 1 + retry.NETWORK_RETRIES
     assert f"Could not reach {url.split('//')[1]}: the connection was refused" in err.value.message
     assert "HTTPS_PROXY" in err.value.message and "Try again in a few minutes" not in err.value.message
@@ -47,7 +47,7 @@ def test_a_refused_port_is_retried_once_then_typed_naming_the_host(transport):
 def test_an_unresolvable_host_is_typed_as_a_name_failure(transport):
     attempt, attempts = transport(UNRESOLVABLE)
     with pytest.raises(UpstreamError) as err:
-        retry.call(attempt, host="google-api.something.invalid")
+        retry.call(attempt, host="google-api.something.invalid", budget_=retry.Budget({"timeout_s": 5}))
     assert len(attempts) == 1 + retry.NETWORK_RETRIES
     assert "google-api.something.invalid: the name could not be resolved" in err.value.message
 
@@ -69,7 +69,7 @@ def test_the_budget_trips_so_a_calls_other_requests_stop_at_once():
         retry.call(attempt, budget_=budget, host="h")
     before = len(attempts)
     for _ in range(5):  # e.g. the other autocontext blocks of the same call
-        with pytest.raises(UpstreamError, match="Could not reach h"):
+        with pytest.raises(UpstreamError, match="Could not reach 127.0.0.1"):  # the host that failed
             retry.call(attempt, budget_=budget, host="h")
     assert len(attempts) == before  # no new connection attempt
 
@@ -104,6 +104,23 @@ def test_a_refusing_proxy_is_typed_and_named(transport, fake, monkeypatch):
     monkeypatch.delenv("no_proxy", raising=False)
     attempt, attempts = transport(fake.url)
     with pytest.raises(UpstreamError) as err:
-        retry.call(attempt, host="127.0.0.1")
+        retry.call(attempt, host="127.0.0.1", budget_=retry.Budget({"timeout_s": 5}))
     assert len(attempts) == 1 + retry.NETWORK_RETRIES
     assert f"through the proxy {dead.split('//')[1]}" in err.value.message
+
+
+def test_a_connect_timeout_is_not_retried():
+    """A black-holed SYN (no route) costs one connect timeout, not two: only fast failures get the quick retry."""
+    import requests as rq
+
+    attempts = []
+
+    def attempt(timeouts):
+        attempts.append(timeouts)
+        raise rq.exceptions.ConnectTimeout("Connection to 10.255.255.1 timed out. (connect timeout=1)")
+
+    budget = retry.Budget()
+    budget.connect_s = 0.0  # every failure counts as slow: the attempt took at least the connect timeout
+    with pytest.raises(UpstreamError, match="the connection timed out"):
+        retry.call(attempt, budget_=budget, host="10.255.255.1")
+    assert len(attempts) == 1

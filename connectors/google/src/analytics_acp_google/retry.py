@@ -283,16 +283,18 @@ def call(attempt: Callable[[tuple[float, float]], T], *, ctx: Any = None, host: 
     delay, network_tries = 0.2, 0
     while True:
         spent.check()
+        started = time.monotonic()
         try:
             return attempt(spent.timeouts())
         except Exception as exc:
             kind = classify(exc)
             left = spent.remaining()
+            quick = time.monotonic() - started < spent.connect_s * 0.8  # refused/DNS fail fast; a connect timeout is not retried
             if kind == "transient" and left > delay:
                 time.sleep(delay)
                 delay = min(delay * 2, 4.0)
                 continue
-            if kind == "network" and network_tries < NETWORK_RETRIES and left > NETWORK_PAUSE_S + spent.connect_s / 2:
+            if kind == "network" and quick and network_tries < NETWORK_RETRIES and left > NETWORK_PAUSE_S + spent.connect_s / 2:
                 network_tries += 1
                 time.sleep(NETWORK_PAUSE_S)
                 continue
