@@ -50,3 +50,31 @@ def test_unknown_and_inapplicable_blocks():
     res = anyio.run(engine.fetch, ResourceRef("x", "account"), ["t"], ctx("k" * 8, "i"))
     assert "table" in res.blocks[0]["error"] and res.failed == 1
     assert engine.descriptors("account") == [] and engine.descriptors(None)[0]["applies_to"] == ["table"]
+
+
+def test_blocks_are_fetched_concurrently_up_to_the_connectors_bound_in_order():
+    """autocontext_concurrency (issue 26.1): two blocks that each wait for the other only both finish when they run
+    at the same time; a third waits for a free slot; the answer keeps the declared order."""
+    import threading
+    from dataclasses import replace
+
+    barrier = threading.Barrier(2, timeout=10)
+    running, peak = [], []
+
+    def meet(name):
+        def fetch(rid, c):
+            running.append(name)
+            peak.append(len(running))
+            try:
+                if name != "c":
+                    barrier.wait()
+                return {"block": name}
+            finally:
+                running.remove(name)
+        return fetch
+
+    blocks = {n: BlockSpec(n, n.upper(), meet(n)) for n in ("a", "b", "c")}
+    engine = AutocontextEngine(replace(INFO, autocontext_concurrency=2), blocks, TTLCache(None))
+    result = anyio.run(engine.fetch, ResourceRef("x"), None, ctx("s3cret-key", "id"))
+    assert [b["id"] for b in result.blocks] == ["a", "b", "c"] and result.failed == 0
+    assert [b["data"]["block"] for b in result.blocks] == ["a", "b", "c"] and max(peak) <= 2

@@ -200,3 +200,27 @@ def test_restrict_plugins_env(monkeypatch):
 
     monkeypatch.setenv("ANALYTICS_ACP_PLUGINS", "no-such-connector")
     assert available_connectors() == {}
+
+
+def test_hook_connector_ready():
+    """Issue 26.6: the warm-up hook runs after initialize off the serving thread, once per server."""
+    import threading
+
+    from analytics_acp import hookimpl
+    from analytics_acp.runtime import build_server
+
+    loaded = load_connector(mini_connector, extensions=False)
+    seen, done = [], threading.Event()
+
+    class Ready:
+        @hookimpl
+        def connector_ready(self):
+            seen.append(threading.current_thread().name)
+            done.set()
+
+    loaded.pm.register(Ready())
+    server = build_server(loaded)
+    server._warm_up()
+    server._warm_up()  # a second initialize (another HTTP session) does not run it again
+    assert done.wait(30)
+    assert seen == ["acp-connector-ready"]

@@ -81,3 +81,20 @@ def test_secret_values_are_the_write_only_fields_5_5_1():
     # A schema that marks nothing writeOnly gives no guarantee: every string but the discriminator.
     assert sorted(secret_values(server, {"type": "object", "properties": {}})) == ["analyst", "db.internal", "pw-SECRET"]
     assert secret_values(None, schema) == [] and secret_values({"password": "abc"}, schema) == []
+
+
+def test_json_text_fields_accept_the_object_and_the_object_given_whole():
+    """Issue 26.4: a variant's JSON-text field (contentMediaType application/json) given as an object, or the
+    object given whole in place of the variant's one required JSON field, is normalized before validation."""
+    import json
+
+    schema = {"oneOf": [{"title": "SA", "type": "object", "required": ["type", "service_account"], "properties": {
+        "type": {"type": "string", "const": "service_account"},
+        "service_account": {"type": "string", "title": "Key", "contentMediaType": "application/json", "writeOnly": True}}}]}
+    key = {"type": "service_account", "client_email": "a@b.iam", "private_key": "PRIVATE-KEY-TEXT", "private_key_id": "kid-123"}
+    whole = validate_credentials(schema, key)
+    as_object = validate_credentials(schema, {"type": "service_account", "service_account": key})
+    assert whole == as_object == {"type": "service_account", "service_account": json.dumps(key)}
+    assert set(secret_values(whole, schema)) == {json.dumps(key), "PRIVATE-KEY-TEXT", "kid-123"}  # not a@b.iam, not type
+    with pytest.raises(CredentialsInvalid, match="missing required field"):
+        validate_credentials(schema, {"type": "service_account"})

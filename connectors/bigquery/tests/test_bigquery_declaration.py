@@ -50,7 +50,8 @@ def test_published_config_schema_follows_5_5_1_and_10_6():
     assert len(mode["enumNames"]) == len(mode["enum"])
     # 10.6: table_rules is a JSON text field.
     assert props["table_rules"]["contentMediaType"] == "application/json" and props["table_rules"]["type"] == "string"
-    assert list(props) == ["location", "billing_project", "price_per_tib_usd", "access_mode", "table_rules", "api_endpoint"]
+    assert list(props) == ["location", "billing_project", "price_per_tib_usd", "access_mode", "table_rules", "api_endpoint", "timeout_s"]
+    assert props["timeout_s"]["minimum"] == 5 and props["timeout_s"]["maximum"] == 600  # issue 26.1
     assert schema["required"] == []
 
     # What the published schema means for a configuration (5.5.3): defaults filled, enum and minimum enforced.
@@ -75,6 +76,16 @@ def test_block_descriptors_are_7_2s_and_the_datasets_block_answers_them(world, c
         "Schema (columns, type, mode and description) of the table or of the first 15 tables in the dataset. "
         "For sharded tables, the latest shard is used.")
     assert "datasets" not in {d["id"] for d in engine.descriptors("dataset")}
+    assert by_id["tables"]["applies_to"] == ["dataset"] and by_id["table_schemas"]["applies_to"] == ["dataset", "table"]  # 7.2
     # What the block says matches its description: every dataset of the project with its location.
     data = blocks.block_datasets(PROJECT, ctx_for("autocontext", resource_id=PROJECT))
     assert data == [{"dataset": f"{PROJECT}.{DATASET}", "location": "EU"}, {"dataset": f"{PROJECT}.sandbox", "location": "EU"}]
+
+
+def test_connector_ready_imports_the_client_the_first_call_needs():
+    """Issue 26.6: the post-initialize warm-up hook imports google-cloud-bigquery (start-up does not)."""
+    code = ("import sys\nfrom analytics_acp.plugins import load_connector\nloaded = load_connector('bigquery', extensions=False)\n"
+            "before = 'google.cloud.bigquery' in sys.modules\nloaded.hook.connector_ready()\n"
+            "print(before, 'google.cloud.bigquery' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.split() == ["False", "True"]

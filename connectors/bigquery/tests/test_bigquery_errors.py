@@ -43,7 +43,7 @@ def test_a_dataset_in_another_location_names_its_location(world, ctx_for):
     with pytest.raises(ResourceNotFound) as err:
         estimate({"query": SQL_WEEK}, ctx)
     message = err.value.message
-    assert "was not found in location US" in message and "The dataset is in EU" in message and "config.location" in message
+    assert "Dataset mi-proyecto.analytics_123 is in EU, but the job ran in US" in message and "config.location" in message
 
 
 def test_401_is_credentials_invalid(world, ctx_for):

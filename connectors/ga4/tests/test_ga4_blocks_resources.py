@@ -153,3 +153,12 @@ def test_start_up_does_not_import_google_clients():
             "print(sorted(m for m in sys.modules if m.startswith(('google.analytics', 'google.auth', 'google.api_core', 'grpc'))))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"
+
+
+def test_connector_ready_imports_the_clients_the_first_call_needs():
+    """Issue 26.6: start-up imports no Google client; the post-initialize warm-up hook imports them."""
+    code = ("import sys\nfrom analytics_acp.plugins import load_connector\nloaded = load_connector('ga4', extensions=False)\n"
+            "before = 'google.analytics.data_v1beta' in sys.modules\nloaded.hook.connector_ready()\n"
+            "print(before, 'google.analytics.data_v1beta' in sys.modules, 'google.analytics.admin_v1beta' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.split() == ["False", "True", "True"]

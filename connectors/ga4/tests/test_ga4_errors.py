@@ -47,6 +47,8 @@ def test_403_names_the_properties_the_credentials_can_see(fake, make_ctx, server
         run_report(ARGS, make_ctx(resource_id="987654321"))
     msg = info.value.message
     assert "'properties/987654321' is not accessible" in msg
+    # issue 26.2: the account to grant and where (identities are not secrets)
+    assert f"the account {SA_EMAIL}" in msg and "Property access management" in msg and "Viewer" in msg
     assert "ikaue.com (123456789, account IKAUE)" in msg and "Blog (222333444, account IKAUE)" in msg and "Store" not in msg
     with pytest.raises(ResourceNotFound, match="does not exist"):
         run_report(ARGS, make_ctx(resource_id="555"))
@@ -72,7 +74,7 @@ def test_5xx_is_retried_then_succeeds(fake, make_ctx, server):
 
 def test_5xx_that_persists_ends_within_the_retry_deadline(fake, make_ctx, server):
     server.fail("POST", RR, *[(503, google_error(503, "down"))] * 500)
-    with pytest.raises(UpstreamError, match="kept failing for 2 s"):
+    with pytest.raises(UpstreamError, match="kept failing within the 2 s budget"):
         run_report(ARGS, make_ctx())
 
 

@@ -101,3 +101,31 @@ def test_credential_identity_is_non_secret_and_splits_accounts():
     assert credential_identity(keys.oauth(email="x@y.z")) == "oauth:email:x@y.z"
     assert credential_identity(keys.authorized_user(account="")) == "authorized_user:client_id:fake-client.apps.googleusercontent.com"
     assert credential_identity({"type": "oauth", "access_token": "ya29.only"}) is None  # the core's hash applies
+
+
+def test_the_credentials_people_have_are_accepted_by_the_core_and_built(fake):
+    """Issue 26.4: the key file given whole, service_account as an object or as text; malformed keys name the field."""
+    from analytics_acp import CredentialsInvalid
+    from analytics_acp.schemas import secret_values, validate_credentials
+    from analytics_acp_google.credentials import account_of, build_credentials
+    from analytics_acp_google.schemas import credentials_schema
+
+    schema = credentials_schema(scopes=["s"], product="P")
+    info = keys.service_account_info(fake.oauth.token_uri)
+    for given in (info, {"type": "service_account", "service_account": info},
+                  {"type": "service_account", "service_account": json.dumps(info)}):
+        checked = validate_credentials(schema, given)  # the core's normalization: 4.2's shape, the key as text
+        assert checked["type"] == "service_account" and json.loads(checked["service_account"]) == info
+        for form in (given, checked):
+            assert build_credentials(form, ["s"]).service_account_email == info["client_email"]
+            assert account_of(form) == info["client_email"]
+        secrets = secret_values(checked, schema)
+        # only private_key / private_key_id are secret inside a key; names, type and identities stay readable
+        assert info["private_key"] in secrets and info["private_key_id"] in secrets
+        assert not {info["client_email"], info["project_id"], info["token_uri"], "service_account", "private_key"} & set(secrets)
+    broken = validate_credentials(schema, {k: v for k, v in info.items() if k != "private_key"})
+    with pytest.raises(CredentialsInvalid) as err:
+        build_credentials(broken, ["s"])
+    assert "lacks private_key" in err.value.message and "JSON key file downloaded" in err.value.message
+    oauth = keys.oauth(refresh_token="1//r-secret", client_id="cid.apps", client_secret="cs-secret")
+    assert set(secret_values(oauth, schema)) >= {"1//r-secret", "cs-secret"} and "cid.apps" not in secret_values(oauth, schema)

@@ -59,6 +59,12 @@ def test_timeouts_connection_errors_and_retry_error():
     assert "Could not reach" in to_acp_error(requests.exceptions.ConnectionError()).message
     err = to_acp_error(gexc.RetryError("Timeout of 2.0s exceeded", cause=_http(503, "down")))
     assert isinstance(err, UpstreamError) and "2 s" in err.message and "down" in err.message
+    # the review's complaint: a token endpoint that cannot be reached is not a credentials error
+    from google.auth import exceptions as gauth
+
+    cut = gauth.TransportError(requests.exceptions.ConnectionError("Failed to establish a new connection: [Errno 111] Connection refused"))
+    assert isinstance(to_acp_error(cut), UpstreamError) and "refused" in to_acp_error(cut).message
+    assert isinstance(to_acp_error(gauth.RefreshError("invalid_grant: Token has been expired or revoked.")), CredentialsInvalid)
 
 
 def test_secrets_are_scrubbed_from_upstream_messages():
@@ -76,7 +82,10 @@ def test_retry_policy_retries_5xx_and_connection_errors_only(monkeypatch, fake):
         assert retry.is_retryable(_http(status))
     for status in (400, 401, 403, 404, 429):
         assert not retry.is_retryable(_http(status))
-    assert retry.is_retryable(requests.exceptions.ConnectionError()) and not retry.is_retryable(requests.exceptions.ReadTimeout())
+    # a connection that cannot be made is not a transient server error (issue 26.1): call() retries it once, typed
+    assert retry.classify(requests.exceptions.ConnectionError()) == "network" and not retry.is_retryable(requests.exceptions.ConnectionError())
+    assert retry.classify(requests.exceptions.ReadTimeout()) == "timeout" and not retry.is_retryable(requests.exceptions.ReadTimeout())
+    assert retry.classify(_http(429, "Quota exceeded")) == "quota" and retry.classify(_http(403, "rateLimitExceeded")) == "quota"
 
     fake.route("GET", "/thing", lambda req: (200, {"ok": True}))
     fake.fail("GET", "/thing", (503, google_error(503, "try again")), (502, google_error(502, "again")))

@@ -19,6 +19,7 @@ def test_403_names_the_other_form_and_what_the_credentials_see(env, ctx_for):
     assert f"{PREFIX} is not accessible" in text
     assert "sc-domain:example.com (domain property): use that resource_id" in text
     assert f"These credentials can see: {DOMAIN}, {SHOP}." in text
+    assert f"the account {SA_EMAIL}" in text and "Settings > Users and permissions" in text  # issue 26.2
 
 
 def test_one_401_refreshes_the_token_and_goes_on(env, ctx_for):

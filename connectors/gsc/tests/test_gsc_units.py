@@ -227,3 +227,15 @@ def test_start_up_imports_no_google_client():
             "('google', 'googleapiclient', 'httplib2', 'google_auth_httplib2')))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip()
     assert out == "[]"
+
+
+def test_connector_ready_imports_the_client_the_first_call_needs():
+    """Issue 26.6: the post-initialize warm-up hook imports googleapiclient (start-up does not)."""
+    import subprocess
+    import sys
+
+    code = ("import sys\nfrom analytics_acp.plugins import load_connector\nloaded = load_connector('gsc', extensions=False)\n"
+            "before = 'googleapiclient.discovery' in sys.modules\nloaded.hook.connector_ready()\n"
+            "print(before, 'googleapiclient.discovery' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.split() == ["False", "True"]

@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+import anyio
+
 from .cache import TTLCache
 from .context import CallContext
 from .declarations import BlockSpec, ConnectorInfo, ResourceRef
@@ -53,51 +55,67 @@ class AutocontextEngine:
             )
 
     async def fetch(self, resource: ResourceRef, request_data: list[str] | None, ctx: CallContext) -> FetchResult:
-        """All applicable blocks (or the requested ones, in order); a failing block carries ``error``."""
-        from .schemas import redact, secret_values
+        """All applicable blocks (or the requested ones, in order); a failing block carries ``error``.
 
+        Blocks missing from the cache are fetched one after the other, or ``info.autocontext_concurrency``
+        at a time (bounded), each keeping its place in the answer.
+        """
         if request_data:
             self.check_ids(request_data)
             chosen = [self.blocks[i] for i in request_data]
         else:
             chosen = [b for b in self.blocks.values() if _applies(b, resource.level)]
-        out, failed, all_cached = [], 0, True
-        for block in chosen:
-            entry: dict[str, Any] = {"id": block.id, "description": block.description}
+        entries: list[dict[str, Any]] = [{"id": b.id, "description": b.description} for b in chosen]
+        pending: list[int] = []
+        for i, block in enumerate(chosen):
             if not _applies(block, resource.level):
-                entry["error"] = (
+                entries[i]["error"] = (
                     f"This block applies to {', '.join(block.applies_to or [])} resources, not to {resource.level}."
                 )
-                failed += 1
-                out.append(entry)
                 continue
-            key = ("autocontext", self.info.id, ctx.credential_identity, resource.id, block.id)
-            hit = self.cache.get(key)
+            hit = self.cache.get(self._key(ctx, resource, block))
             if hit is not None:
-                entry["data"] = hit["data"]
-                out.append(entry)
-                continue
-            all_cached = False
-            try:
-                if block.needs_credentials:
-                    ctx.require_credentials()
-                data = await call_maybe_async(block.fetch, resource.id, ctx)
-                self.cache.set(key, {"data": data}, block.ttl_s or self.info.cache_ttl_s)
-                entry["data"] = data
-            except CredentialsMissing as exc:
-                entry["error"] = f"{exc.name}: {exc.message}"
-                failed += 1
-            except AcpError as exc:  # the typed name tells the model what kind of failure (12.1)
-                entry["error"] = f"{exc.name}: " + redact(exc.message, secret_values(ctx.credentials, self.info.credentials_schema))
-                failed += 1
-            except Exception as exc:  # 7.3: a failing block never fails the call
-                secrets = secret_values(ctx.credentials, self.info.credentials_schema)
-                text = redact(f"{type(exc).__name__}: {exc}", secrets)
-                entry["error"] = f"Failed: {text}"
-                log_traceback(f"autocontext block {block.id}", exc, secrets)
-                failed += 1
-            out.append(entry)
-        return FetchResult(blocks=out, failed=failed, cached=bool(chosen) and all_cached)
+                entries[i]["data"] = hit["data"]
+            else:
+                pending.append(i)
+        limit = max(1, int(self.info.autocontext_concurrency or 1))
+        if limit == 1 or len(pending) < 2:
+            for i in pending:
+                await self._fetch_one(chosen[i], entries[i], resource, ctx)
+        else:  # bounded concurrency; each block keeps its place in the answer
+            limiter = anyio.CapacityLimiter(limit)
+
+            async def one(i: int) -> None:
+                async with limiter:
+                    await self._fetch_one(chosen[i], entries[i], resource, ctx)
+
+            async with anyio.create_task_group() as group:
+                for i in pending:
+                    group.start_soon(one, i)
+        failed = sum(1 for e in entries if "error" in e)
+        return FetchResult(blocks=entries, failed=failed, cached=bool(chosen) and not pending)
+
+    def _key(self, ctx: CallContext, resource: ResourceRef, block: BlockSpec) -> tuple[str, ...]:
+        return ("autocontext", self.info.id, ctx.credential_identity, resource.id, block.id)
+
+    async def _fetch_one(self, block: BlockSpec, entry: dict[str, Any], resource: ResourceRef, ctx: CallContext) -> None:
+        """Fetch one block into ``entry`` (data, cached with its TTL, or error: 7.3, a failing block never fails the call)."""
+        from .schemas import redact, secret_values
+
+        try:
+            if block.needs_credentials:
+                ctx.require_credentials()
+            data = await call_maybe_async(block.fetch, resource.id, ctx)
+            self.cache.set(self._key(ctx, resource, block), {"data": data}, block.ttl_s or self.info.cache_ttl_s)
+            entry["data"] = data
+        except CredentialsMissing as exc:
+            entry["error"] = f"{exc.name}: {exc.message}"
+        except AcpError as exc:  # the typed name tells the model what kind of failure (12.1)
+            entry["error"] = f"{exc.name}: " + redact(exc.message, secret_values(ctx.credentials, self.info.credentials_schema))
+        except Exception as exc:
+            secrets = secret_values(ctx.credentials, self.info.credentials_schema)
+            entry["error"] = "Failed: " + redact(f"{type(exc).__name__}: {exc}", secrets)
+            log_traceback(f"autocontext block {block.id}", exc, secrets)
 
     @staticmethod
     def warning_for(failed: int) -> str | None:

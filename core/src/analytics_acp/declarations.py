@@ -169,6 +169,9 @@ class ConnectorInfo:
     package_dir: Path | None = None
     # Names of config keys holding 10.6 rule lists (JSON text), e.g. ["table_rules"].
     access_rule_keys: list[str] = field(default_factory=lambda: ["table_rules", "file_rules"])
+    # How many autocontext blocks the engine fetches at once (7.3). 1 = one after the other; a connector whose
+    # blocks are independent network calls (and thread-safe) raises it so one slow upstream is paid once.
+    autocontext_concurrency: int = 1
 
 
 ToolRun = Callable[[dict[str, Any], "CallContext"], Any | Awaitable[Any]]

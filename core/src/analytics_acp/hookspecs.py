@@ -69,5 +69,12 @@ def around_tool_call(tool: ToolSpec, arguments: dict[str, Any], ctx: CallContext
 
 
 @hookspec
+def connector_ready() -> None:
+    """Called once, in a background thread, after the server answered its first initialize: warm-up work the
+    first call would otherwise pay for (importing heavy client libraries) while the host is still setting up.
+    Start-up itself stays lean; a failure here is logged and changes nothing."""
+
+
+@hookspec
 def connector_shutdown() -> None:
     """Release what the connector holds (browsers, pools) when the server stops."""

@@ -16,6 +16,7 @@ import io
 import logging
 import os
 import sys
+import threading
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, cast
@@ -112,6 +113,7 @@ class AcpServer:
         self.server.add_request_handler("server/discover", types.RequestParams, self._no_discover)
         self.server.middleware.append(self._handshake)
         self._tools: types.ListToolsResult | None = None
+        self._warmed = False
 
     async def _handshake(self, ctx: Any, call_next: Any) -> Any:
         if ctx.method == "initialize" and _CLIENT_KEY in _state(ctx):
@@ -131,7 +133,22 @@ class AcpServer:
             experimental[ACP_KEY] = capability(self.runtime.state)
             caps["experimental"] = experimental
             result["capabilities"] = caps
+            self._warm_up()
         return result
+
+    def _warm_up(self) -> None:
+        """Run the connector_ready hooks once, in a daemon thread (they must never delay an answer)."""
+        if self._warmed or not self.loaded.pm.hook.connector_ready.get_hookimpls():
+            return
+        self._warmed = True
+
+        def ready() -> None:
+            try:
+                self.loaded.hook.connector_ready()
+            except Exception:  # warm-up only: the first call will do the work itself
+                log.exception("connector_ready failed")
+
+        threading.Thread(target=ready, name="acp-connector-ready", daemon=True).start()
 
     async def _no_discover(self, ctx: Any, params: Any) -> Any:
         raise MCPError(code=types.METHOD_NOT_FOUND, message="Method not found", data="server/discover")

@@ -14,6 +14,10 @@ from .errors import CredentialsInvalid, InvalidArguments
 
 _PRIMITIVES = {"string", "number", "integer", "boolean"}
 _SECRET_NAME = re.compile(r"(pass(word)?|secret|token|private_key|api_key|apikey|service_account|credential)", re.I)
+# Inside a JSON object pasted into a secret field (a service-account key, an OAuth token file) only these keys
+# hold secrets; client_email, project_id, client_id, token_uri are identities messages need (issue 26.4).
+_NESTED_SECRET = re.compile(r"^(private_key|private_key_id|client_secret|access_token|refresh_token|id_token|"
+                            r"password|passwd|secret|token|api_key|apikey)$", re.I)
 _URL_PASSWORD = re.compile(r"(?P<scheme>[a-zA-Z][a-zA-Z0-9+.\-]*://)(?P<user>[^:/@\s]*):(?P<pw>[^@/\s]+)@")
 
 
@@ -78,11 +82,38 @@ def _choose_variant(schema: dict[str, Any], values: dict[str, Any]) -> dict[str,
     )
 
 
+def _json_fields(variant: dict[str, Any]) -> list[str]:
+    return [k for k, p in (variant.get("properties") or {}).items()
+            if isinstance(p, dict) and p.get("type") == "string" and p.get("contentMediaType") == "application/json"]
+
+
+def normalize_json_fields(variant: dict[str, Any], values: dict[str, Any]) -> dict[str, Any]:
+    """The forms people paste for a variant's JSON-text field (5.5), as the schema's text.
+
+    - the field given as a JSON object instead of its text: serialized;
+    - the variant's one required JSON field missing while the object carries other fields: the object
+      itself is that JSON (a key file given whole, ``{"type": "service_account", "private_key", …}``).
+    """
+    out = dict(values)
+    fields = _json_fields(variant)
+    for key in fields:
+        if isinstance(out.get(key), dict | list):
+            out[key] = json.dumps(out[key])
+    required = [k for k in fields if k in (variant.get("required") or [])]
+    disc = _discriminator(variant)
+    if len(required) == 1 and required[0] not in out and disc is not None and len(set(out) - {disc[0]}) > 0:
+        return {disc[0]: disc[1], required[0]: json.dumps(values)}
+    return out
+
+
 def validate_credentials(schema: dict[str, Any], credentials: dict[str, Any]) -> dict[str, Any]:
-    """Validate credentials against credentials_schema (oneOf by const discriminator); ACP_CREDENTIALS_INVALID."""
+    """Validate credentials against credentials_schema (oneOf by const discriminator); ACP_CREDENTIALS_INVALID.
+
+    Returns the credentials as the schema shapes them (``normalize_json_fields``)."""
     if not isinstance(credentials, dict):
         raise CredentialsInvalid("The credentials must be an object. Ask the user to check the source credentials.")
     variant = _choose_variant(schema, credentials)
+    credentials = normalize_json_fields(variant, credentials)
     problems = _problems(variant, credentials)
     if problems:
         raise CredentialsInvalid(
@@ -136,13 +167,11 @@ def secret_values(credentials: Any, schema: dict[str, Any] | None, min_len: int 
                 out.append(value)
             if value.lstrip().startswith("{"):  # a service-account key pasted as JSON text
                 try:
-                    walk(json.loads(value))
+                    out.extend(nested_secret_leaves(json.loads(value), min_len))
                 except ValueError:
                     pass
         elif isinstance(value, dict):
-            for k, v in value.items():
-                if k != "type":  # a discriminator inside pasted JSON ("type": "service_account") is not secret
-                    walk(v)
+            out.extend(nested_secret_leaves(value, min_len))
         elif isinstance(value, list):
             for v in value:
                 walk(v)
@@ -150,6 +179,22 @@ def secret_values(credentials: Any, schema: dict[str, Any] | None, min_len: int 
     for key, value in credentials.items():
         if key in marked or (not marked and key not in discriminators and key != "type"):
             walk(value)
+    return out
+
+
+def nested_secret_leaves(value: Any, min_len: int = 4) -> list[str]:
+    """Secret strings inside a JSON object given as a credential (a key file): values of secret-named keys only;
+    field names, the ``type`` discriminator and identities (client_email, project_id…) are not secret."""
+    out: list[str] = []
+    if isinstance(value, dict):
+        for k, v in value.items():
+            if isinstance(v, str) and _NESTED_SECRET.match(str(k)) and len(v) >= min_len:
+                out.append(v)
+            elif isinstance(v, dict | list):
+                out.extend(nested_secret_leaves(v, min_len))
+    elif isinstance(value, list):
+        for v in value:
+            out.extend(nested_secret_leaves(v, min_len))
     return out
 
 

@@ -115,3 +115,22 @@ def test_bridge_sources_whole_credentials_from_a_json_file(tmp_path):
     assert good.error is None and good.credentials == adc
     assert "1//adc-refresh-token" in load_sources(path, tmp_path).secrets  # its leaves are secrets too
     assert "must hold a JSON object" in bad.error
+
+
+def test_bridge_sources_a_key_file_whole_redacts_only_its_secret_fields(tmp_path):
+    """Issue 26.4: {"file": "key.json"} with the key downloaded from the Cloud console; only private_key and
+    private_key_id are secret, so "service_account", field names and client_email stay readable in messages."""
+    key = {"type": "service_account", "project_id": "acme-analytics", "private_key_id": "0123456789abcdef",
+           "private_key": "-----BEGIN PRIVATE KEY-----\nMIIEabc\n-----END PRIVATE KEY-----\n",
+           "client_email": "reader@acme-analytics.iam.gserviceaccount.com", "client_id": "1234567890",
+           "token_uri": "https://oauth2.googleapis.com/token"}
+    (tmp_path / "key.json").write_text(json.dumps(key), encoding="utf-8")
+    path = write(tmp_path / "sources.json", {"sources": [{"id": "ga", "acp": "ga4", "credentials": {"file": "key.json"}}]})
+    loaded = load_sources(path, tmp_path)
+    (source,) = loaded.sources
+    assert source.error is None and source.credentials == key
+    assert {key["private_key"], key["private_key_id"]} <= loaded.secrets
+    assert not {"service_account", key["client_email"], key["project_id"], key["token_uri"]} & loaded.secrets
+    text = Redactor(loaded.secrets).text(f"missing required field(s) service_account; grant {key['client_email']} "
+                                         f"(key {key['private_key']})")
+    assert "service_account" in text and key["client_email"] in text and "MIIEabc" not in text

@@ -13,6 +13,7 @@ from analytics_acp import CallContext, InvalidArguments
 
 from . import client as bq
 from .errors import to_acp
+from .lookup import Finder
 from .resource_ids import BqRef, parse
 from .sharding import Group, ga4_note, group_tables
 from .types_map import flatten_schema
@@ -29,10 +30,9 @@ def _client(ctx: CallContext, ref: BqRef) -> Any:
 def _call(ctx: CallContext, fn: Any, *args: Any, listing: bool = False, **kwargs: Any) -> Any:
     """Call the client with bounded retry/timeout; ``listing`` drains the page iterator inside the error mapping."""
     try:
-        result = fn(*args, retry=bq.retry(), timeout=bq.timeout(), **kwargs)
-        return list(result) if listing else result
+        return bq.call(ctx, fn, *args, listing=listing, **kwargs)
     except Exception as exc:
-        raise to_acp(exc, resource=ctx.resource_id or None) from None
+        raise to_acp(exc, resource=ctx.resource_id or None, ctx=ctx, finder=Finder(ctx, getattr(fn, "__self__", None))) from None
 
 
 def block_datasets(resource_id: str, ctx: CallContext) -> list[dict[str, Any]]:

@@ -3,8 +3,9 @@
 Clients are kept in memory per (hash of the whole credentials, endpoint, billing project), so the
 access token derived from a service account is reused within a session (10.1.3 allows in-memory
 derived-token caches keyed by credential identity); nothing is written anywhere.
-Google's own defaults retry for 600 s: every call here passes ``retry()`` (the shared deadline,
-seconds) and ``timeout()`` (per request).
+Google's own defaults retry for 600 s (connection errors and rate limits included): every request
+goes through ``call()``, which turns the library's retry off and runs it under the shared policy
+of analytics_acp_google.retry (one deadline per call, (connect, read) timeouts, 5xx-only retries).
 """
 
 from __future__ import annotations
@@ -50,10 +51,10 @@ def billing_project(ctx: CallContext, ref: BqRef | None) -> str:
 
 def _credentials_project(credentials: dict[str, Any]) -> str | None:
     if credentials.get("type") == "service_account":
-        try:
-            return json.loads(credentials.get("service_account") or "{}").get("project_id")
-        except (ValueError, AttributeError):
-            return None
+        from analytics_acp_google.credentials import service_account_info
+
+        info = service_account_info(credentials) or {}
+        return str(info.get("project_id") or "") or None
     return credentials.get("quota_project_id") or None
 
 
@@ -70,20 +71,38 @@ def job_timeout_s() -> float:
         return 300.0
 
 
-def retry() -> Any:
-    """BigQuery's own retry predicate (backendError, rateLimitExceeded, internalError, connection errors)
-    with the shared short deadline instead of 600 s. A failed job (bytesBilledLimitExceeded) is never retried."""
-    from analytics_acp_google.retry import deadline_s
-    from google.cloud.bigquery.retry import DEFAULT_RETRY
-
-    return DEFAULT_RETRY.with_deadline(deadline_s())
+DEFAULT_HOST = "bigquery.googleapis.com"
+GRANT = "in Google Cloud IAM, give it BigQuery Data Viewer and BigQuery Job User on the project"
 
 
-def timeout() -> float:
-    """Per-request transport timeout (shared setting)."""
-    from analytics_acp_google.retry import request_timeout_s
+def host(ctx: CallContext) -> str:
+    """The host calls go to (the api_endpoint's, else Google's), for messages."""
+    from analytics_acp_google.endpoint import endpoint_host
 
-    return request_timeout_s()
+    return endpoint_host(ctx.config) or DEFAULT_HOST
+
+
+def call(ctx: CallContext, fn: Any, *args: Any, listing: bool = False, read_timeout: bool = False, **kwargs: Any) -> Any:
+    """``fn(*args, retry=None, timeout=..., **kwargs)`` under the call's budget and the shared retry policy.
+
+    ``listing`` drains a page iterator inside the policy; ``read_timeout`` passes the read timeout as one
+    number (job.result does arithmetic on it). Unreachable hosts and timeouts raise typed errors; Google's
+    HTTP errors are re-raised for ``errors.to_acp``.
+    """
+    from analytics_acp_google import retry as policy
+
+    def attempt(timeouts: tuple[float, float]) -> Any:
+        result = fn(*args, retry=None, timeout=timeouts[1] if read_timeout else timeouts, **kwargs)
+        return list(result) if listing else result
+
+    return policy.call(attempt, ctx=ctx, host=host(ctx))
+
+
+def poll_retry() -> Any:
+    """The retry of a job's polling (transient 5xx only), bounded by the job timeout."""
+    from analytics_acp_google.retry import api_core_retry
+
+    return api_core_retry(timeout_s=job_timeout_s())
 
 
 def client_for(ctx: CallContext, project: str) -> Any:

@@ -11,7 +11,8 @@ from typing import Any
 
 from analytics_acp import BlockSpec, CallContext, ConnectorInfo, CostSpec, Defaults, ResourceIdSpec, ToolSpec
 from analytics_acp.constants import ACP_INPUT_ANNOTATION, ACP_INPUT_TABLE_REF
-from analytics_acp_google.schemas import api_endpoint_property, credentials_schema
+from analytics_acp_google.retry import AUTOCONTEXT_CONCURRENCY
+from analytics_acp_google.schemas import api_endpoint_property, credentials_schema, timeout_property
 
 from .client import SCOPES
 from .costs import DEFAULT_PRICE_PER_TIB_USD
@@ -62,6 +63,7 @@ CONFIG_SCHEMA: dict[str, Any] = {
             "examples": ['[{"pattern": "\\\\.sandbox\\\\.", "mode": "readAndOnlyAdd"}]'],
         },
         "api_endpoint": api_endpoint_property(),
+        "timeout_s": timeout_property(),
     },
     "required": [],
 }
@@ -115,6 +117,7 @@ def connector_info() -> ConnectorInfo:
         cost=CostSpec(model="per_byte", description="On-demand BigQuery pricing per TiB processed (price_per_tib_usd, "
                                                       "default 6.25), at least 10 MB per referenced table; cache hits are free."),
         cache_ttl_s=3600,
+        autocontext_concurrency=AUTOCONTEXT_CONCURRENCY,  # blocks are independent Google calls (issue 26.1)
         icon="icon.svg",
         package_dir=PACKAGE_DIR,
         access_rule_keys=["table_rules"],
@@ -221,7 +224,7 @@ def block_specs() -> list[BlockSpec]:
             description=("Dataset tables and views. Date-sharded tables (name_YYYYMMDD) are grouped as name_* "
                          "with the shard count and the latest shard."),
             fetch=_block("tables"),
-            applies_to=["dataset", "table"],
+            applies_to=["dataset"],  # 7.2
             ttl_s=3600,
         ),
         BlockSpec(

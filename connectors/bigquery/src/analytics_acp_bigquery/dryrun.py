@@ -15,6 +15,7 @@ from analytics_acp import CallContext, ReadOnlyViolation
 
 from . import client as bq
 from .errors import reasons, to_acp
+from .lookup import Finder
 from .resource_ids import BqRef
 
 READ_ONLY_TYPES = frozenset({"SELECT"})
@@ -57,12 +58,11 @@ def run(ctx: CallContext, sql: str, ref: BqRef | None, *, keep: tuple[str, ...] 
     if dataset:
         config.default_dataset = dataset
     try:
-        job = client.query(sql, job_config=config, location=bq.location(ctx), project=project,
-                           retry=bq.retry(), timeout=bq.timeout(), job_retry=None)
+        job = bq.call(ctx, client.query, sql, job_config=config, location=bq.location(ctx), project=project, job_retry=None)
     except Exception as exc:
-        if keep and set(reasons(exc)) & set(keep):
+        if keep and getattr(exc, "code", None) == 400 and set(reasons(exc)) & set(keep):  # a 401 may say "invalid" too
             raise
-        raise to_acp(exc, resource=ctx.resource_id, locate=_locator(client)) from None
+        raise to_acp(exc, resource=ctx.resource_id, finder=Finder(ctx, client), ctx=ctx) from None
     return DryRun(
         statement_type=str(job.statement_type or "UNKNOWN").upper(),
         total_bytes_processed=int(job.total_bytes_processed or 0),
@@ -70,13 +70,6 @@ def run(ctx: CallContext, sql: str, ref: BqRef | None, *, keep: tuple[str, ...] 
         schema=[f.to_api_repr() for f in (job.schema or [])],
         location=job.location,
     )
-
-
-def _locator(client: Any) -> Any:
-    def locate(dataset_id: str) -> str | None:
-        return client.get_dataset(dataset_id, retry=bq.retry(), timeout=bq.timeout()).location
-
-    return locate
 
 
 def check_read_only(dry: DryRun) -> None:

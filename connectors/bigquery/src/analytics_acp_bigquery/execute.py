@@ -11,14 +11,17 @@ fails half-way raises, and the core then delivers no table at all.
 from __future__ import annotations
 
 import concurrent.futures
+import time
 from collections.abc import Iterator
 from typing import Any
 
 from analytics_acp import CallContext, Extraction, Header
+from analytics_acp_google import retry as policy
 
 from . import client as bq
 from . import costs, dryrun, types_map
 from .errors import to_acp
+from .lookup import Finder
 from .preflight import query_of
 from .resource_ids import BqRef
 from .sqltext import apply_window, compact_sql, sql_dates
@@ -53,15 +56,19 @@ def run_execute_query(arguments: dict[str, Any], ctx: CallContext) -> Extraction
 
     def fail(exc: BaseException) -> Exception:
         return to_acp(exc, resource=ctx.resource_id, limit_usd=ctx.cost_limit_usd, max_bytes=max_bytes,
-                      locate=lambda d: client.get_dataset(d, retry=bq.retry(), timeout=bq.timeout()).location)
+                      finder=Finder(ctx, client), ctx=ctx)
 
     job = None
     try:
-        job = client.query(sql, job_config=config, location=where, project=project,
-                           retry=bq.retry(), timeout=bq.timeout(), job_retry=None)
-        # Wait for the job (bounded), then page with the short per-request timeout.
-        job.result(max_results=0, retry=bq.retry(), timeout=bq.job_timeout_s(), job_retry=None)
-        pages = job.result(page_size=PAGE_ROWS, retry=bq.retry(), timeout=bq.timeout(), job_retry=None)
+        job = bq.call(ctx, client.query, sql, job_config=config, location=where, project=project, job_retry=None)
+        # Wait for the job (its own bound: a legitimately long job polls; the call's budget gets the wait back),
+        # then page with the call's per-request timeouts.
+        started = time.monotonic()
+        try:
+            job.result(max_results=0, retry=bq.poll_retry(), timeout=bq.job_timeout_s(), job_retry=None)
+        finally:
+            policy.budget(ctx).extend(time.monotonic() - started)
+        pages = bq.call(ctx, job.result, page_size=PAGE_ROWS, job_retry=None, read_timeout=True)
     except concurrent.futures.TimeoutError:
         _cancel(job)
         from analytics_acp import UpstreamError
@@ -123,6 +130,6 @@ def _cancel(job: Any) -> None:
     if job is None:
         return
     try:
-        job.cancel(retry=bq.retry(), timeout=bq.timeout())
+        job.cancel(retry=None, timeout=(2.0, 5.0))
     except Exception:
         pass  # the timeout is the error to report

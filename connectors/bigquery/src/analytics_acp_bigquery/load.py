@@ -12,6 +12,7 @@ from typing import Any
 
 import anyio
 from analytics_acp import CallContext, Info, InvalidArguments
+from analytics_acp_google import retry as policy
 
 from . import client as bq
 from .errors import to_acp
@@ -51,11 +52,11 @@ def _load(ctx: CallContext, target: BqRef, host: Any, create: bool) -> dict[str,
     table_id = target.id
     created = False
     try:
-        table = client.get_table(table_id, retry=bq.retry(), timeout=bq.timeout())
+        table = bq.call(ctx, client.get_table, table_id)
     except NotFound:
         table = None
     except Exception as exc:
-        raise to_acp(exc, resource=table_id) from None
+        raise to_acp(exc, resource=table_id, ctx=ctx) from None
     config = bigquery.LoadJobConfig(
         source_format=bigquery.SourceFormat.NEWLINE_DELIMITED_JSON,
         write_disposition=bigquery.WriteDisposition.WRITE_APPEND,
@@ -84,10 +85,11 @@ def _load(ctx: CallContext, target: BqRef, host: Any, create: bool) -> dict[str,
     rows = [_plain(row, host.columns, texts) for row in host.rows]
     try:
         job = client.load_table_from_json(rows, table_id, job_config=config, project=project,
-                                          num_retries=UPLOAD_RETRIES, timeout=bq.timeout(), location=bq.location(ctx) or None)
-        job.result(retry=bq.retry(), timeout=bq.job_timeout_s())
+                                          num_retries=UPLOAD_RETRIES, timeout=policy.budget(ctx).timeouts()[1],
+                                          location=bq.location(ctx) or None)
+        job.result(retry=bq.poll_retry(), timeout=bq.job_timeout_s())
     except Exception as exc:
-        raise to_acp(exc, resource=table_id) from None
+        raise to_acp(exc, resource=table_id, ctx=ctx) from None
     return {"rows_appended": int(job.output_rows or 0), "created": created, "write_disposition": "WRITE_APPEND",
             "job_id": job.job_id, "location": job.location}
 

@@ -72,3 +72,13 @@ def connector_shutdown():
     client = sys.modules.get("analytics_acp_bigquery.client")
     if client is not None:
         client.close_all()
+
+
+@hookimpl
+def connector_ready():
+    """Import the google-cloud-bigquery in the background once the server is initialized (issue 26.6: the first call
+    does not pay for them; start-up still imports none)."""
+    from analytics_acp_google.warm import preload
+
+    preload(["google.auth.transport.requests", "google.cloud.bigquery", "analytics_acp_bigquery.execute",
+             "analytics_acp_bigquery.validate", "analytics_acp_bigquery.blocks"])

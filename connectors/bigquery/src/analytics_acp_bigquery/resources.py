@@ -20,12 +20,12 @@ def list_resources(ctx: CallContext) -> list[Resource]:
     seed = bq.billing_project(ctx, bq.call_ref(ctx)) if (ctx.config or {}).get("billing_project") or ctx.resource_id else None
     try:
         client = bq.client_for(ctx, seed or "-")
-        projects = list(client.list_projects(retry=bq.retry(), timeout=bq.timeout()))
+        projects = bq.call(ctx, client.list_projects, listing=True)
         out: list[Resource] = []
         for p in projects[:MAX_PROJECTS]:
             out.append(Resource(resource_id=p.project_id, name=p.friendly_name or p.project_id, group=p.project_id,
                                 description="Project"))
-            for d in client.list_datasets(p.project_id, retry=bq.retry(), timeout=bq.timeout()):
+            for d in bq.call(ctx, client.list_datasets, p.project_id, listing=True):
                 location = d._properties.get("location")
                 out.append(Resource(resource_id=f"{p.project_id}.{d.dataset_id}", name=d.dataset_id, group=p.project_id,
                                     description=f"Dataset in {location}" if location else "Dataset"))
@@ -34,4 +34,4 @@ def list_resources(ctx: CallContext) -> list[Resource]:
                                 description="Project"))
         return out
     except Exception as exc:
-        raise to_acp(exc) from None
+        raise to_acp(exc, ctx=ctx) from None

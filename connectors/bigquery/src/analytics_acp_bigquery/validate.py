@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from analytics_acp import CallContext, Info
+from analytics_acp import AcpError, CallContext, Info
 
 from . import client as bq
 from . import costs, dryrun
@@ -27,6 +27,8 @@ def run_validate_query(arguments: dict[str, Any], ctx: CallContext) -> Info:
     limit = float(ctx.cost_limit_usd or 0)
     try:
         dry = dryrun.run(ctx, sql, bq.call_ref(ctx), keep=SYNTAX_REASONS)
+    except AcpError:
+        raise  # rejected credentials, unreachable Google…: a tool error, not ``valid: false``
     except Exception as exc:  # only BigQuery's invalidQuery/invalid get here
         return Info(data=_invalid(engine_message(exc), limit), title="validate_query · invalid")
     for table in dry.referenced_tables:  # 10.6: validates table_rules too (a read is always allowed)

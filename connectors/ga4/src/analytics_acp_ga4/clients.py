@@ -15,10 +15,10 @@ from collections.abc import Callable
 from typing import Any, TypeVar
 
 from analytics_acp import AcpError, CallContext
-from analytics_acp_google.credentials import build_credentials
-from analytics_acp_google.endpoint import api_endpoint
+from analytics_acp_google import retry
+from analytics_acp_google.credentials import account_of, build_credentials
+from analytics_acp_google.endpoint import api_endpoint, endpoint_host
 from analytics_acp_google.errors import to_acp_error
-from analytics_acp_google.retry import api_core_retry, request_timeout_s
 
 from .declaration import SCOPES
 
@@ -27,6 +27,9 @@ _clients: OrderedDict[tuple[str, str], Any] = OrderedDict()
 _lock = threading.Lock()
 
 T = TypeVar("T")
+GRANT = "in GA4 Admin > Property access management, add it as Viewer"
+_HOSTS = {"data": "analyticsdata.googleapis.com", "data_alpha": "analyticsdata.googleapis.com",
+          "admin": "analyticsadmin.googleapis.com", "admin_alpha": "analyticsadmin.googleapis.com"}
 
 
 def _factory(kind: str) -> Callable[..., Any]:
@@ -84,20 +87,33 @@ class BadRequest(Exception):
 
 
 def call(fn: Callable[..., T], request: Any, *, resource: str | None = None, ctx: CallContext | None = None, raw_400: bool = False) -> T:
-    """Call a client method with the bounded retry and timeout policy; failures become typed ACP errors.
+    """Call a client method under the call's budget and the shared retry policy; failures become typed ACP errors.
 
-    A 403/404 on a property names the properties the credentials can see (12.1). With ``raw_400`` a 400
-    is raised as ``BadRequest`` for the caller to explain.
+    Retries, the deadline and (connect, read) timeouts come from analytics_acp_google.retry (the GAPIC
+    retry is off). A 403/404 on a property names the account and the properties it can see (12.1).
+    With ``raw_400`` a 400 is raised as ``BadRequest`` for the caller to explain.
     """
+    host = _host(fn, ctx)
     try:
-        return fn(request=request, retry=api_core_retry(), timeout=request_timeout_s())
+        return retry.call(lambda t: fn(request=request, retry=None, timeout=retry.GapicTimeout(t)), ctx=ctx, host=host)
     except AcpError:
         raise
     except Exception as exc:
         if raw_400 and _status(exc) == 400:
             raise BadRequest(exc) from None
         visible = _visible_properties(ctx) if ctx is not None and resource and _status(exc) in (403, 404) else None
-        raise to_acp_error(exc, resource=f"properties/{resource}" if resource else None, visible=visible) from None
+        account = account_of(ctx.credentials) if ctx is not None else None
+        raise to_acp_error(exc, resource=f"properties/{resource}" if resource else None, visible=visible,
+                           account=account, grant=GRANT, host=host) from None
+
+
+def _host(fn: Any, ctx: CallContext | None) -> str:
+    """The host a client method talks to: the api_endpoint's, else Google's data or admin API."""
+    configured = endpoint_host(ctx.config) if ctx is not None else None
+    if configured:
+        return configured
+    owner = type(getattr(fn, "__self__", None)).__module__ or ""
+    return _HOSTS["admin" if "admin" in owner else "data"]
 
 
 def _status(exc: BaseException) -> int | None:

@@ -19,7 +19,8 @@ from analytics_acp import (
     ToolSpec,
     date_property,
 )
-from analytics_acp_google.schemas import api_endpoint_property, credentials_schema
+from analytics_acp_google.retry import AUTOCONTEXT_CONCURRENCY
+from analytics_acp_google.schemas import api_endpoint_property, credentials_schema, timeout_property
 
 VERSION = "0.1.0"
 PACKAGE_DIR = Path(__file__).resolve().parents[2]
@@ -42,7 +43,7 @@ CONFIG_SCHEMA: dict[str, Any] = {
         "description": ("Root URL used for both the GA4 Data API and the Admin API, for example "
                         "https://analyticsdata.googleapis.com. Leave empty to use Google's. Used for private "
                         "endpoints and test fakes."),
-    }},
+    }, "timeout_s": timeout_property()},
     "required": [],
 }
 
@@ -197,6 +198,7 @@ def connector_info() -> ConnectorInfo:
         config_schema=CONFIG_SCHEMA,
         cost=CostSpec(model="free", description=COST_DESCRIPTION),
         cache_ttl_s=TRAFFIC_TTL_S,
+        autocontext_concurrency=AUTOCONTEXT_CONCURRENCY,  # blocks are independent Google calls (issue 26.1)
         delivery=["inject", "suggest", "on_first_call"],
         icon="icon.svg",
         package_dir=PACKAGE_DIR,

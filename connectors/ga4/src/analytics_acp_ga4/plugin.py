@@ -52,3 +52,13 @@ def credential_identity(credentials):
     from analytics_acp_google.credentials import credential_identity as _identity
 
     return _identity(credentials)
+
+
+@hookimpl
+def connector_ready():
+    """Import the GA4 Data/Admin clients in the background once the server is initialized (issue 26.6: the first call
+    does not pay for them; start-up still imports none)."""
+    from analytics_acp_google.warm import preload
+
+    preload(["google.auth.transport.requests", "google.analytics.data_v1beta", "google.analytics.admin_v1beta",
+             "analytics_acp_ga4.report", "analytics_acp_ga4.blocks"])

@@ -47,7 +47,7 @@ def account_properties(ctx: CallContext) -> list[dict[str, Any]]:
     from .clients import call, client
 
     admin = client(ctx, "admin")
-    pager = call(admin.list_account_summaries, ListAccountSummariesRequest(page_size=200))
+    pager = call(admin.list_account_summaries, ListAccountSummariesRequest(page_size=200), ctx=ctx)
     out = []
     for summary in pager:  # the pager follows nextPageToken with the same retry policy
         for prop in summary.property_summaries:

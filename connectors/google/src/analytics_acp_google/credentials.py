@@ -15,7 +15,22 @@ from analytics_acp import CredentialsInvalid, CredentialsMissing
 GOOGLE_TOKEN_URI = "https://oauth2.googleapis.com/token"
 
 
+ACCEPTED = ("Accepted: the JSON key file downloaded from the Google Cloud console (given whole, or as the value of "
+            "service_account), gcloud's application_default_credentials.json (type authorized_user), or an OAuth login.")
+
+
+def normalized(credentials: dict[str, Any]) -> dict[str, Any]:
+    """The service_account variant for a key file given whole ({"type": "service_account", "private_key", …})."""
+    if credentials.get("type") == "service_account" and "service_account" not in credentials and (
+            "private_key" in credentials or "client_email" in credentials):
+        return {"type": "service_account", "service_account": dict(credentials)}
+    return credentials
+
+
 def _parse_service_account(raw: Any) -> dict[str, Any]:
+    if raw is None:
+        raise CredentialsInvalid("The service account credentials lack the key: give service_account (the JSON key "
+                                 f"file) or the key file's fields (private_key, client_email). {ACCEPTED}")
     if isinstance(raw, dict):
         info = raw
     elif isinstance(raw, str) and raw.strip():
@@ -32,7 +47,7 @@ def _parse_service_account(raw: Any) -> dict[str, Any]:
         raise CredentialsInvalid(f"The pasted JSON is a {str(info.get('type'))[:40]!r} file, not a service account key.")
     missing = [k for k in ("client_email", "private_key", "token_uri") if not info.get(k)]
     if missing:
-        raise CredentialsInvalid(f"The service account key lacks {', '.join(missing)}: paste the whole JSON key file.")
+        raise CredentialsInvalid(f"The service account key lacks {', '.join(missing)}: give the whole JSON key file. {ACCEPTED}")
     return info
 
 
@@ -56,6 +71,7 @@ def build_credentials(credentials: dict[str, Any] | None, scopes: list[str]) -> 
     """google-auth credentials for a credentials object of ``credentials_schema`` (service_account/oauth/authorized_user)."""
     if not credentials:
         raise CredentialsMissing("No Google credentials: configure a service account key or an OAuth login for this source.")
+    credentials = normalized(credentials)
     kind = credentials.get("type")
     if kind == "service_account":
         info = _parse_service_account(credentials.get("service_account"))
@@ -83,7 +99,31 @@ def build_credentials(credentials: dict[str, Any] | None, scopes: list[str]) -> 
             expiry=parse_expiry(credentials.get("expiry_date")),
             quota_project_id=credentials.get("quota_project_id") or None,
         )
-    raise CredentialsInvalid("Unknown credentials type: use 'service_account', 'oauth' or 'authorized_user'.")
+    raise CredentialsInvalid(f"Unknown credentials type: use 'service_account', 'oauth' or 'authorized_user'. {ACCEPTED}")
+
+
+def account_of(credentials: dict[str, Any] | None) -> str | None:
+    """The account to name in a 403 (the key's client_email, the OAuth email/account), or None."""
+    if not credentials:
+        return None
+    if credentials.get("type") == "service_account":
+        info = service_account_info(credentials)
+        email = info.get("client_email") if info else None
+        return str(email) if email else None
+    for key in ("email", "account"):
+        if credentials.get(key):
+            return str(credentials[key])
+    return None
+
+
+def service_account_info(credentials: dict[str, Any]) -> dict[str, Any] | None:
+    """The key-file dict inside a service_account credentials object (string or object, or the key given whole)."""
+    raw = normalized(credentials).get("service_account")
+    try:
+        info = raw if isinstance(raw, dict) else json.loads(raw or "")
+    except (TypeError, ValueError):
+        return None
+    return info if isinstance(info, dict) else None
 
 
 def credential_identity(credentials: dict[str, Any] | None) -> str | None:
@@ -92,12 +132,7 @@ def credential_identity(credentials: dict[str, Any] | None) -> str | None:
         return None
     kind = credentials.get("type")
     if kind == "service_account":
-        raw = credentials.get("service_account")
-        try:
-            info = raw if isinstance(raw, dict) else json.loads(raw or "")
-        except (TypeError, ValueError):
-            return None
-        email = info.get("client_email") if isinstance(info, dict) else None
+        email = account_of(credentials)
         return f"service_account:{email}" if email else None
     for key in ("email", "account", "client_id"):
         if credentials.get(key):

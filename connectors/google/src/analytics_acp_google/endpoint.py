@@ -12,3 +12,14 @@ def api_endpoint(config: dict[str, Any] | None) -> str | None:
         return None
     value = value.strip().rstrip("/")
     return value or None
+
+
+def endpoint_host(config: dict[str, Any] | None) -> str | None:
+    """host[:port] of the configured ``api_endpoint`` (for messages), or None for Google's own."""
+    from urllib.parse import urlsplit
+
+    value = api_endpoint(config)
+    if not value:
+        return None
+    parts = urlsplit(value if "://" in value else f"https://{value}")
+    return parts.netloc.rsplit("@", 1)[-1] or value

@@ -14,6 +14,7 @@ from analytics_acp import AcpError, CredentialsInvalid, ResourceNotFound, Upstre
 
 from .retry import deadline_s, request_timeout_s
 
+# The one list of words that mark a quota or rate-limit error (GA4, Search Console, BigQuery).
 _QUOTA_WORDS = ("RESOURCE_EXHAUSTED", "rateLimitExceeded", "quotaExceeded", "userRateLimitExceeded",
                 "dailyLimitExceeded", "Exhausted", "quota")
 # Anything that looks like a bearer token, a JWT or a PEM block is cut from upstream messages.
@@ -25,10 +26,25 @@ _SECRETISH = re.compile(r"(ya29\.[\w\-.]+|eyJ[\w\-]+\.[\w\-]+\.[\w\-]*|-----BEGI
 _REQUEST_LINE = re.compile(r"^(?:GET|POST|PUT|PATCH|DELETE) \S+: ")
 
 
+_QUERY_STRING = re.compile(r"(https?://[^\s?#]+)[?#]\S*")
+
+
 def scrub(text: str, limit: int = 400) -> str:
-    """An upstream message made safe to show: secret-looking strings removed, length bounded."""
+    """An upstream message made safe to show: secret-looking strings and URL query strings removed,
+    length bounded at a word boundary (never cut mid-word)."""
     text = _SECRETISH.sub("[redacted]", " ".join(str(text).split()))
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+    text = _QUERY_STRING.sub(r"\1", text)
+    if len(text) <= limit:
+        return text
+    cut = text[: limit - 1]
+    head = cut.rsplit(" ", 1)[0] if " " in cut else cut
+    return head.rstrip(" ,;:") + "…"
+
+
+def is_quota_text(text: str) -> bool:
+    """True when an error's message/reason names a quota or a rate limit."""
+    lowered = text.lower()
+    return any(w.lower() in lowered for w in _QUOTA_WORDS)
 
 
 def _safe(obj: Any, attr: str) -> Any:
@@ -86,66 +102,163 @@ def _quota_text(message: str, reason: str) -> str:
     return f"Google: {which} is exhausted ({scrub(message, 200) or 'RESOURCE_EXHAUSTED'}); {when}. Make fewer or smaller requests."
 
 
-def to_acp_error(exc: BaseException, *, resource: str | None = None, visible: str | None = None) -> AcpError:
-    """The typed ACP error for a Google failure; an AcpError passes through unchanged."""
+def _auth_failure(exc: BaseException) -> AcpError:
+    """A google-auth failure: unreachable token endpoint (upstream) vs Google refusing the credentials."""
+    from .retry import classify
+
+    kind = classify(exc)
+    if kind in ("network", "timeout"):
+        host = host_of(exc) or "the token endpoint"
+        return timeout_error(host) if kind == "timeout" else unreachable_error(exc, host)
+    text = str(exc)
+    refused = next((w for w in _REJECTED if w in text), None)
+    status = _refresh_status(exc)
+    # A RefreshError Google marks retryable (its token endpoint answered 5xx) is not the credentials' fault.
+    if refused or status in (400, 401, 403) or not getattr(exc, "retryable", False):
+        detail = refused or (f"HTTP {status}" if status else type(exc).__name__)
+        return CredentialsInvalid(f"Google rejected the credentials ({detail}): the key was revoked or deleted, the refresh "
+                                  "token expired or the OAuth client does not match. Sign in again with "
+                                  "`analytics-acp login google`, or use a new service account key.")
+    return UpstreamError(f"Google's token endpoint failed ({scrub(text, 160)}). Try again later.")
+
+
+_REJECTED = ("invalid_grant", "invalid_client", "unauthorized_client", "invalid_scope", "access_denied")
+
+
+def _refresh_status(exc: BaseException) -> int | None:
+    # RefreshError args: (message, response body); the message often names the HTTP status
+    for arg in getattr(exc, "args", ()):
+        if isinstance(arg, dict) and isinstance(arg.get("error"), dict) and isinstance(arg["error"].get("code"), int):
+            return int(arg["error"]["code"])
+    found = re.search(r"\b(40[013])\b", str(exc))
+    return int(found.group(1)) if found else None
+
+
+def to_acp_error(exc: BaseException, *, resource: str | None = None, visible: str | None = None,
+                 account: str | None = None, grant: str | None = None, host: str | None = None) -> AcpError:
+    """The typed ACP error for a Google failure; an AcpError passes through unchanged.
+
+    ``account`` (the service account's client_email / the OAuth email) and ``grant`` (where to give it
+    access in the product) make a 403 actionable; ``host`` names what could not be reached.
+    """
     if isinstance(exc, AcpError):
         return exc
-    module = type(exc).__module__ or ""
-    name = type(exc).__name__
-    if module.startswith("google.auth") and name in ("RefreshError", "TransportError", "DefaultCredentialsError",
-                                                     "MalformedError", "OAuthError", "UserAccessTokenError"):
-        detail = "invalid_grant" if "invalid_grant" in str(exc) else name
-        return CredentialsInvalid(f"Google rejected the credentials ({detail}): the key was revoked, the refresh token "
-                                  "expired or the OAuth client does not match. Sign in again with `analytics-acp login google`, "
-                                  "or paste a new service account key.")
-    if name == "RetryError" and module.startswith("google.api_core"):
+    if (type(exc).__module__ or "").startswith("google.auth"):
+        return _auth_failure(exc)
+    if type(exc).__name__ == "RetryError" and (type(exc).__module__ or "").startswith("google.api_core"):
         cause = getattr(exc, "cause", None)
-        tail = f" Last error: {scrub(str(getattr(cause, 'message', cause)), 200)}." if cause is not None else ""
-        return UpstreamError(f"Google kept failing for {deadline_s():.0f} s (retried 5xx/connection errors).{tail} "
-                             "Try again in a few minutes.")
+        if isinstance(cause, BaseException):
+            return to_acp_error(cause, resource=resource, visible=visible, account=account, grant=grant, host=host)
+        return UpstreamError(f"Google kept failing for {deadline_s():.0f} s. Try again later.")
     status, message, reason = _http_status_and_message(exc)
+    blob = f"{message} {reason}"
     if status == 401:
         return CredentialsInvalid("Google answered 401 Unauthenticated: the token expired or was revoked. "
-                                  "Sign in again or paste a new service account key.")
-    if status in (403, 404) and not any(w.lower() in f"{message} {reason}".lower() for w in ("RESOURCE_EXHAUSTED", "rateLimitExceeded", "quotaExceeded")):
+                                  "Sign in again with `analytics-acp login google`, or use a new service account key.")
+    if status == 429 or (status == 403 and is_quota_text(blob)):
+        return UpstreamError(_quota_text(message, reason))
+    if status in (403, 404):
         what = f"'{resource}'" if resource else "The resource"
         seen = f" These credentials can see: {visible}." if visible else ""
-        verb = "does not exist" if status == 404 else "is not accessible with these credentials"
-        return ResourceNotFound(f"{what} {verb} (HTTP {status}: {scrub(message, 200)}).{seen} "
-                                "Check the id or grant the account access.")
-    blob = f"{message} {reason}"
-    if status == 429 or any(w.lower() in blob.lower() for w in _QUOTA_WORDS[:5]):
-        return UpstreamError(_quota_text(message, reason))
+        if status == 404:
+            return ResourceNotFound(f"{what} does not exist (HTTP 404: {scrub(message, 200)}).{seen} Check the id.")
+        who = f"the account {account}" if account else "these credentials"
+        where = f" Grant {account or 'the account'} access: {grant}." if grant else " Grant the account access."
+        return ResourceNotFound(f"{what} is not accessible to {who} (HTTP 403: {scrub(message, 160)}).{where}{seen}")
     if status is not None and status >= 500:
-        return UpstreamError(f"Google answered HTTP {status} ({scrub(message, 200)}) after retries for up to "
-                             f"{deadline_s():.0f} s. Try again later.")
+        return UpstreamError(f"Google answered HTTP {status} ({scrub(message, 200)}) and kept failing within the "
+                             f"{deadline_s():.0f} s budget. Try again later.")
     if status is not None:
         return UpstreamError(f"Google answered HTTP {status}: {scrub(message, 300)}")
-    if _is_timeout(exc):
-        return UpstreamError(f"Google did not answer within {request_timeout_s():.0f} s. Try again later or narrow the request.")
-    if _is_connection_error(exc):
-        return UpstreamError("Could not reach Google's API (connection failed). Check the network or the api_endpoint setting.")
-    return UpstreamError(f"Google call failed: {name}: {scrub(str(exc), 200)}")
+    from .retry import classify
+
+    kind = classify(exc)
+    if kind == "timeout":
+        return timeout_error(host or host_of(exc) or "Google")
+    if kind == "network":
+        return unreachable_error(exc, host or host_of(exc) or "Google's API")
+    return UpstreamError(f"Google call failed ({type(exc).__name__}: {scrub(str(exc), 200)}).")
 
 
-def _is_timeout(exc: BaseException) -> bool:
-    try:
-        import requests
-        if isinstance(exc, requests.exceptions.Timeout):
-            return True
-    except ImportError:  # pragma: no cover
-        pass
-    return isinstance(exc, TimeoutError) or type(exc).__name__ in ("DeadlineExceeded", "ReadTimeout", "socket.timeout")
+def host_of(exc: BaseException) -> str | None:
+    """The host a failed request was for, from requests/urllib3 errors in the chain."""
+    from urllib.parse import urlsplit
+
+    from .retry import chain
+
+    for e in chain(exc):
+        request = getattr(e, "request", None)
+        url = getattr(request, "url", None)
+        if isinstance(url, str) and url:
+            return urlsplit(url).hostname
+        for owner in (getattr(e, "pool", None), getattr(e, "conn", None)):  # urllib3's pool / connection
+            named = getattr(owner, "host", None)
+            if named:
+                return str(named)
+    return None
 
 
-def _is_connection_error(exc: BaseException) -> bool:
-    try:
-        import requests
-        if isinstance(exc, requests.exceptions.ConnectionError):
-            return True
-    except ImportError:  # pragma: no cover
-        pass
-    return isinstance(exc, ConnectionError)
+def _cause(exc: BaseException) -> str:
+    """Why a connection could not be made, in a few words ("proxy" when a proxy failed it)."""
+    import socket
+    import ssl
+
+    from .retry import chain
+
+    links = chain(exc)
+    names = {type(e).__name__ for e in links}
+    text = " ".join(str(e) for e in links).lower()
+    if names & {"ProxyError", "GeneralProxyError", "ProxyConnectionError"} or "proxy" in text or "tunnel" in text:
+        return "proxy"
+    if any(isinstance(e, socket.gaierror) for e in links) or names & {"NameResolutionError", "ServerNotFoundError"} \
+            or "name or service not known" in text or "failed to resolve" in text or "unable to find the server" in text:
+        return "the name could not be resolved"
+    if any(isinstance(e, ssl.SSLError) for e in links) or "certificate" in text:
+        return "the TLS handshake failed"
+    if "ConnectTimeout" in names or "timed out" in text:
+        return "the connection timed out"
+    if any(isinstance(e, ConnectionRefusedError) for e in links) or "refused" in text:
+        return "the connection was refused"
+    if "unreachable" in text or "no route" in text:
+        return "there is no route to the host"
+    if any(isinstance(e, ConnectionResetError) for e in links) or "reset" in text:
+        return "the connection was reset"
+    return "the connection failed"
+
+
+def proxy_for(host: str) -> str | None:
+    """host:port of the proxy the environment routes ``host`` through (HTTPS_PROXY/HTTP_PROXY unless NO_PROXY)."""
+    import urllib.request
+    from urllib.parse import urlsplit
+
+    proxies = urllib.request.getproxies()
+    bypass = urllib.request.proxy_bypass_environment  # type: ignore[attr-defined]  # NO_PROXY rules, not in typeshed
+    if not proxies or bypass(host, proxies):
+        return None
+    raw = proxies.get("https") or proxies.get("http") or proxies.get("all")
+    if not raw:
+        return None
+    parts = urlsplit(raw if "://" in raw else f"http://{raw}")  # never the proxy's user:password
+    return f"{parts.hostname}:{parts.port}" if parts.port else parts.hostname
+
+
+def unreachable_error(exc: BaseException, host: str) -> UpstreamError:
+    """ACP_UPSTREAM_ERROR for a connection that could not be made, naming the host (and proxy) and why."""
+    cause = _cause(exc)
+    proxy = proxy_for(host) if host else None
+    if cause == "proxy" or (proxy and cause in ("the connection was refused", "the connection timed out")):
+        via = proxy or "the configured proxy"
+        return UpstreamError(f"Could not reach {host} through the proxy {via}: the proxy refused or failed the "
+                             "connection. Check HTTPS_PROXY / NO_PROXY and that the proxy is running.")
+    return UpstreamError(f"Could not reach {host}: {cause}. Check the network, the proxy (HTTPS_PROXY) "
+                         "or the source's api_endpoint.")
+
+
+def timeout_error(host: str, budget: Any = None) -> UpstreamError:
+    """ACP_UPSTREAM_ERROR for a server that accepted the connection and did not answer in time."""
+    seconds = getattr(budget, "read_s", None) or request_timeout_s()
+    return UpstreamError(f"{host} did not answer within {seconds:.0f} s. Try again later or narrow the request; "
+                         "on a slow network raise config.timeout_s.")
 
 
 def error_details(exc: BaseException) -> dict[str, Any]:

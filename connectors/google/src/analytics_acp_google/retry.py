@@ -1,17 +1,44 @@
-"""Retry and timeout policy for every Google call: seconds, never Google's 600 s defaults.
+"""The one retry, timeout and deadline policy of every Google call (ga4, gsc, bigquery).
 
-``ANALYTICS_ACP_GOOGLE_DEADLINE_S`` (total retry budget) and ``ANALYTICS_ACP_GOOGLE_TIMEOUT_S``
-(one HTTP request) override the defaults; tests set them to a couple of seconds.
+- **One deadline per call**: every request a tool call or an autocontext fetch makes shares one
+  ``Budget`` (keyed by its CallContext), default 30 s, ``config.timeout_s`` widens or narrows it.
+- **Explicit transport timeouts**: each request gets (connect, read) timeouts, the read one never
+  past what is left of the deadline, so a server that accepts and never answers is cut.
+- **What is retried**: 500/502/503/504 answered by Google, with backoff inside the deadline; a 429
+  only when it carries a short Retry-After hint. Quota and rate-limit errors are never retried
+  (the model must hear "exhausted, refills at ..." at once).
+- **A connection that cannot be made** (refused, DNS, no route, TLS, proxy) is not a server error:
+  one quick retry, then a typed ACP_UPSTREAM_ERROR naming the host; a read timeout is not retried.
+  Either trips the call's budget, so the call's other requests (concurrent autocontext blocks) stop
+  at once with the same answer instead of each waiting again.
+
+Env ``ANALYTICS_ACP_GOOGLE_DEADLINE_S`` / ``ANALYTICS_ACP_GOOGLE_TIMEOUT_S`` change the defaults
+(tests set them to a couple of seconds); ``config.timeout_s`` of a source wins over both.
 """
 
 from __future__ import annotations
 
 import os
-from typing import Any
+import threading
+import time
+import weakref
+from collections.abc import Callable
+from typing import Any, Literal, TypeVar
 
 DEFAULT_DEADLINE_S = 30.0
 DEFAULT_TIMEOUT_S = 30.0
+CONNECT_TIMEOUT_S = 5.0
+TIMEOUT_S_MIN, TIMEOUT_S_MAX = 5, 600  # bounds of config.timeout_s
 RETRIED_STATUS = (500, 502, 503, 504)
+NETWORK_RETRIES = 1
+NETWORK_PAUSE_S = 0.25
+RETRY_AFTER_MAX_S = 5.0
+AUTOCONTEXT_CONCURRENCY = 4  # blocks fetched at once: one slow Google is paid once, quota is not stormed
+# BigQuery names its transient 5xx; any other named reason on a 5xx (bytesBilledLimitExceeded) is final.
+TRANSIENT_REASONS = frozenset({"backendError", "internalError", "badGateway", "backendFailed"})
+
+Kind = Literal["transient", "network", "timeout", "quota", "other"]
+T = TypeVar("T")
 
 
 def _env_seconds(name: str, default: float) -> float:
@@ -25,34 +52,288 @@ def _env_seconds(name: str, default: float) -> float:
     return value if value > 0 else default
 
 
-def deadline_s() -> float:
-    """Total retry budget in seconds (default 30; env ``ANALYTICS_ACP_GOOGLE_DEADLINE_S``)."""
-    return _env_seconds("ANALYTICS_ACP_GOOGLE_DEADLINE_S", DEFAULT_DEADLINE_S)
+def configured_timeout_s(config: dict[str, Any] | None) -> float | None:
+    """``config.timeout_s`` clamped to its bounds, or None when unset or not a number."""
+    raw = (config or {}).get("timeout_s")
+    if raw is None or isinstance(raw, bool):
+        return None
+    try:
+        value = float(raw)
+    except (TypeError, ValueError):
+        return None
+    return min(max(value, TIMEOUT_S_MIN), TIMEOUT_S_MAX)
 
 
-def request_timeout_s() -> float:
-    """Timeout of one HTTP request in seconds (default 30; env ``ANALYTICS_ACP_GOOGLE_TIMEOUT_S``)."""
-    return _env_seconds("ANALYTICS_ACP_GOOGLE_TIMEOUT_S", DEFAULT_TIMEOUT_S)
+def deadline_s(config: dict[str, Any] | None = None) -> float:
+    """The whole call's budget in seconds: config.timeout_s, else env ``ANALYTICS_ACP_GOOGLE_DEADLINE_S``, else 30."""
+    return configured_timeout_s(config) or _env_seconds("ANALYTICS_ACP_GOOGLE_DEADLINE_S", DEFAULT_DEADLINE_S)
+
+
+def request_timeout_s(config: dict[str, Any] | None = None) -> float:
+    """One request's read timeout: config.timeout_s, else env ``ANALYTICS_ACP_GOOGLE_TIMEOUT_S``, else 30."""
+    return configured_timeout_s(config) or _env_seconds("ANALYTICS_ACP_GOOGLE_TIMEOUT_S", DEFAULT_TIMEOUT_S)
+
+
+def connect_timeout_s(config: dict[str, Any] | None = None) -> float:
+    """How long to wait for a TCP/TLS connection: 5 s, or less when the read timeout is shorter."""
+    return min(CONNECT_TIMEOUT_S, request_timeout_s(config))
+
+
+class Budget:
+    """The deadline of one call, shared by every request it makes, and its breaker.
+
+    ``tripped`` holds the typed error of the first request that found Google unreachable or silent;
+    later requests of the same call raise it at once.
+    """
+
+    def __init__(self, config: dict[str, Any] | None = None):
+        self.total_s = deadline_s(config)
+        self.read_s = request_timeout_s(config)
+        self.connect_s = connect_timeout_s(config)
+        self.ends = time.monotonic() + self.total_s
+        self.tripped: Exception | None = None
+        self._lock = threading.Lock()
+
+    def remaining(self) -> float:
+        """Seconds left before the deadline (may be negative)."""
+        return self.ends - time.monotonic()
+
+    def timeouts(self) -> tuple[float, float]:
+        """(connect, read) for the next request: the read timeout never outlives the deadline."""
+        left = max(self.remaining(), 0.5)
+        return min(self.connect_s, left), min(self.read_s, left)
+
+    def extend(self, seconds: float) -> None:
+        """Give back ``seconds`` (a BigQuery job that legitimately ran long under its own bound)."""
+        with self._lock:
+            self.ends += max(seconds, 0.0)
+
+    def trip(self, error: Exception) -> None:
+        """Remember the first unreachable/timeout error: the call's other requests stop with it."""
+        with self._lock:
+            if self.tripped is None:
+                self.tripped = error
+
+    def check(self) -> None:
+        """Raise the tripped error (a copy: several threads may raise it) or the deadline error."""
+        from analytics_acp import AcpError, UpstreamError
+
+        err = self.tripped
+        if err is not None:
+            if isinstance(err, AcpError):
+                raise type(err)(err.message, err.data)
+            raise UpstreamError(str(err))
+        if self.remaining() <= 0:
+            raise UpstreamError(f"Google calls of this request ran out of their {self.total_s:.0f} s budget. "
+                                "Try again later or narrow the request; on a slow network raise config.timeout_s.")
+
+
+_budgets: dict[int, Budget] = {}
+_budgets_lock = threading.Lock()
+
+
+def budget(ctx: Any = None) -> Budget:
+    """The Budget of a call: one per CallContext (made on first use, dropped with the context)."""
+    if ctx is None:
+        return Budget()
+    key = id(ctx)
+    with _budgets_lock:
+        found = _budgets.get(key)
+        if found is None:
+            found = _budgets[key] = Budget(getattr(ctx, "config", None))
+            weakref.finalize(ctx, _budgets.pop, key, None)
+        return found
+
+
+def _status(exc: BaseException) -> int | None:
+    code = getattr(exc, "code", None)
+    if isinstance(code, int):
+        return code
+    status = getattr(getattr(exc, "resp", None), "status", None)  # googleapiclient.errors.HttpError
+    try:
+        return int(status) if status is not None else None
+    except (TypeError, ValueError):
+        return None
+
+
+def _reasons(exc: BaseException) -> list[str]:
+    out = []
+    try:
+        items = getattr(exc, "errors", None) or []
+    except Exception:  # api_core properties may raise on a bare error
+        items = []
+    for item in items:
+        if isinstance(item, dict) and item.get("reason"):
+            out.append(str(item["reason"]))
+    return out
+
+
+def chain(exc: BaseException) -> list[BaseException]:
+    """``exc`` and what it wraps (__cause__, __context__, urllib3's ``reason``, exception args), outermost first."""
+    seen: list[BaseException] = []
+    todo: list[BaseException] = [exc]
+    while todo and len(seen) < 12:
+        cur = todo.pop(0)
+        if any(cur is s for s in seen):
+            continue
+        seen.append(cur)
+        for nxt in (cur.__cause__, cur.__context__, getattr(cur, "reason", None), getattr(cur, "cause", None),
+                    *[a for a in getattr(cur, "args", ()) if isinstance(a, BaseException)]):
+            if isinstance(nxt, BaseException):
+                todo.append(nxt)
+    return seen
+
+
+def _is_read_timeout(exc: BaseException) -> bool:
+    import requests
+
+    for e in chain(exc):
+        if isinstance(e, requests.exceptions.ConnectTimeout):
+            return False
+        if isinstance(e, requests.exceptions.Timeout | TimeoutError):
+            return True
+        if type(e).__name__ in ("ReadTimeoutError", "DeadlineExceeded"):
+            return True
+    return False
+
+
+def is_network_failure(exc: BaseException) -> bool:
+    """A connection that could not be made: refused, DNS, no route, connect timeout, TLS, proxy."""
+    import ssl
+
+    import requests
+
+    for e in chain(exc):
+        if isinstance(e, requests.exceptions.ConnectionError) and not isinstance(e, requests.exceptions.ReadTimeout):
+            return True
+        if isinstance(e, ConnectionError | ssl.SSLError):  # refused, reset, aborted, broken pipe; TLS
+            return True
+        if isinstance(e, OSError) and not isinstance(e, TimeoutError) and e.errno is not None:
+            return True  # gaierror, ENETUNREACH, EHOSTUNREACH
+        if type(e).__name__ in ("ServerNotFoundError", "ProxyError", "GeneralProxyError", "ProxyConnectionError",
+                                "NameResolutionError", "NewConnectionError"):
+            return True  # httplib2 (DNS, socks proxies), urllib3
+    return False
+
+
+def is_quota(exc: BaseException) -> bool:
+    """429, or a 403 whose reason or message says quota/rate limit."""
+    from .errors import is_quota_text
+
+    status = _status(exc)
+    if status == 429:
+        return True
+    if status != 403:
+        return False
+    from .errors import error_details
+
+    d = error_details(exc)
+    return is_quota_text(f"{d['message']} {d['reason']} {' '.join(_reasons(exc))}")
+
+
+def classify(exc: BaseException) -> Kind:
+    """What kind of failure ``exc`` is, for the retry decision and the error type."""
+    status = _status(exc)
+    if status is not None:
+        if status in RETRIED_STATUS:
+            named = [r for r in _reasons(exc) if r not in ("", "None")]
+            if named and not set(named) & TRANSIENT_REASONS and any(r[:1].islower() for r in named):
+                return "other"  # a BigQuery job failure reported as 500 (bytesBilledLimitExceeded…)
+            return "transient"
+        if is_quota(exc):
+            return "quota"
+        return "other"
+    if _is_read_timeout(exc):
+        return "timeout"
+    if is_network_failure(exc):
+        return "network"
+    return "other"
 
 
 def is_retryable(exc: BaseException) -> bool:
-    """True for 500/502/503/504 and connection failures; never for a 4xx or a read timeout."""
-    code = getattr(exc, "code", None)
-    if isinstance(code, int) and code in RETRIED_STATUS:
-        return True
-    status = getattr(getattr(exc, "resp", None), "status", None)  # googleapiclient.errors.HttpError
-    if isinstance(status, int) and status in RETRIED_STATUS:
-        return True
+    """True for a transient server error (500/502/503/504) only: never a 4xx, a quota or a timeout."""
+    return classify(exc) == "transient"
+
+
+def retry_after_s(exc: BaseException) -> float | None:
+    """The Retry-After hint of a 429 (seconds), when the response carries one."""
+    headers: Any = None
+    response = getattr(exc, "response", None)
+    if response is not None:
+        headers = getattr(response, "headers", None)
+    if headers is None:
+        headers = getattr(exc, "resp", None)  # httplib2.Response is a dict of lower-cased headers
     try:
-        import requests
-    except ImportError:  # pragma: no cover - requests is a dependency
-        return False
-    # A ConnectTimeout is a ConnectionError; a ReadTimeout is not: a hung server is not hammered again.
-    return isinstance(exc, requests.exceptions.ConnectionError) and not isinstance(exc, requests.exceptions.ReadTimeout)
+        raw = headers.get("retry-after") or headers.get("Retry-After") if headers is not None else None
+        return float(raw) if raw is not None else None
+    except (TypeError, ValueError, AttributeError):
+        return None
 
 
-def api_core_retry() -> Any:
-    """A ``google.api_core.retry.Retry`` for 5xx and connection errors, bounded by ``deadline_s()``."""
+def call(attempt: Callable[[tuple[float, float]], T], *, ctx: Any = None, host: str = "Google",
+         budget_: Budget | None = None) -> T:
+    """Run ``attempt((connect_s, read_s))`` under the call's budget and the retry policy.
+
+    Unreachable hosts, read timeouts and the deadline raise typed ``ACP_UPSTREAM_ERROR``s naming
+    ``host``; every other failure (HTTP errors) is re-raised for the connector to map.
+    """
+    from .errors import host_of, timeout_error, unreachable_error
+
+    spent = budget_ or budget(ctx)
+    delay, network_tries = 0.2, 0
+    while True:
+        spent.check()
+        started = time.monotonic()
+        try:
+            return attempt(spent.timeouts())
+        except Exception as exc:
+            kind = classify(exc)
+            left = spent.remaining()
+            quick = time.monotonic() - started < spent.connect_s * 0.8  # refused/DNS fail fast; a connect timeout is not retried
+            if kind == "transient" and left > delay:
+                time.sleep(delay)
+                delay = min(delay * 2, 4.0)
+                continue
+            if kind == "network" and quick and network_tries < NETWORK_RETRIES and left > NETWORK_PAUSE_S + spent.connect_s / 2:
+                network_tries += 1
+                time.sleep(NETWORK_PAUSE_S)
+                continue
+            if kind == "quota" and _status(exc) == 429:
+                hint = retry_after_s(exc)
+                if hint is not None and hint <= RETRY_AFTER_MAX_S and hint < left and delay < 1:
+                    time.sleep(hint)
+                    delay = 1.0  # one hinted retry at most
+                    continue
+            if kind == "network":
+                seen = host_of(exc)  # a token endpoint is another host than the API's: name the one that failed
+                err = unreachable_error(exc, seen if seen and seen != host.rsplit(":", 1)[0] else host)
+                spent.trip(err)
+                raise err from None
+            if kind == "timeout":
+                err = timeout_error(host, spent)
+                spent.trip(err)
+                raise err from None
+            raise
+
+
+def api_core_retry(budget_: Budget | None = None, *, timeout_s: float | None = None) -> Any:
+    """A ``google.api_core.retry.Retry`` with this policy's predicate (transient 5xx only), for pollers
+    that take a Retry object (BigQuery's job.result); bounded by ``timeout_s`` or the budget's remainder."""
     from google.api_core.retry import Retry
 
-    return Retry(predicate=is_retryable, initial=0.2, maximum=4.0, multiplier=2.0, timeout=deadline_s())
+    span = timeout_s if timeout_s is not None else max((budget_ or Budget()).remaining(), 0.5)
+    return Retry(predicate=is_retryable, initial=0.2, maximum=4.0, multiplier=2.0, timeout=span)
+
+
+class GapicTimeout:
+    """A GAPIC timeout decorator passing (connect, read) to the REST transport (requests accepts the pair)."""
+
+    def __init__(self, timeouts: tuple[float, float]):
+        self.timeouts = timeouts
+
+    def __call__(self, func: Callable[..., Any]) -> Callable[..., Any]:
+        def with_timeout(*args: Any, **kwargs: Any) -> Any:
+            kwargs["timeout"] = self.timeouts
+            return func(*args, **kwargs)
+
+        return with_timeout

@@ -78,3 +78,18 @@ def api_endpoint_property() -> dict[str, Any]:
                         "Google's. Used for private endpoints and test fakes."),
         "format": "uri",
     }
+
+
+def timeout_property() -> dict[str, Any]:
+    """The config_schema property ``timeout_s`` (advanced): the longest one call waits for Google."""
+    from .retry import DEFAULT_DEADLINE_S, TIMEOUT_S_MAX, TIMEOUT_S_MIN
+
+    return {
+        "type": "number",
+        "title": "Timeout in seconds (advanced)",
+        "description": (f"The longest one call waits for Google, retries included (default {DEFAULT_DEADLINE_S:.0f}); "
+                        "also the read timeout of each request. Raise it on a slow network. A BigQuery job may run "
+                        "longer than this: it polls under its own bound."),
+        "minimum": TIMEOUT_S_MIN,
+        "maximum": TIMEOUT_S_MAX,
+    }

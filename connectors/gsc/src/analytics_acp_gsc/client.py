@@ -3,10 +3,11 @@
 - Credentials are built in memory by the shared Google package (never google.auth.default()).
 - One ``Resource`` per endpoint is built once per process with a plain ``httplib2.Http`` (so it holds
   no credentials); every request executes with an ``AuthorizedHttp`` of the call's credentials,
-  one per thread (httplib2 is not thread-safe), with the shared per-request timeout.
-- Retries: 5xx and refused/reset connections, with backoff inside the shared deadline. We do not
-  use googleapiclient's ``num_retries``: it also retries 429 and rate-limit 403s with 2**n sleeps
-  that no deadline bounds, and a quota error must reach the model at once, saying when to retry.
+  one per thread (httplib2 is not thread-safe), whose socket timeout is the call's read timeout.
+  httplib2 reads HTTPS_PROXY/HTTP_PROXY/NO_PROXY from the environment (token requests included).
+- Retries, the deadline and the typing of network failures: analytics_acp_google.retry (one policy
+  for the three Google connectors). googleapiclient's ``num_retries`` stays 0: it also retries 429
+  and rate-limit 403s with 2**n sleeps that no deadline bounds.
 """
 
 from __future__ import annotations
@@ -18,7 +19,6 @@ import time
 from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any
-from urllib.parse import urlsplit
 
 from analytics_acp import AcpError, CallContext, InvalidArguments, ResourceNotFound
 
@@ -27,7 +27,8 @@ from .resource_ids import describe_alternatives
 SCOPES = ["https://www.googleapis.com/auth/webmasters.readonly"]
 SERVICE, VERSION = "searchconsole", "v1"
 SITES_TTL_S = 600.0
-_LOOPBACK = ("127.0.0.1", "localhost", "::1", "[::1]")
+DEFAULT_HOST = "searchconsole.googleapis.com"
+GRANT = "in Search Console > Settings > Users and permissions, add it as a user of the property"
 
 _lock = threading.Lock()
 _services: dict[str | None, Any] = {}
@@ -86,15 +87,6 @@ def _google_credentials(credentials: dict[str, Any]) -> Any:
     return built
 
 
-def _retryable(exc: BaseException) -> bool:
-    from analytics_acp_google.retry import is_retryable
-
-    if is_retryable(exc):
-        return True
-    # httplib2 raises the builtin errors; a read timeout is not retried (a hung server is not hammered).
-    return isinstance(exc, ConnectionRefusedError | ConnectionResetError | ConnectionAbortedError | BrokenPipeError)
-
-
 class Client:
     """Search Console calls for one tool call (or one block fetch), with the call's credentials."""
 
@@ -106,6 +98,11 @@ class Client:
         self.endpoint = api_endpoint(ctx.config)
         self.service = _service(self.endpoint)
         self._local = threading.local()
+        from analytics_acp_google import retry
+        from analytics_acp_google.endpoint import endpoint_host
+
+        self.budget = retry.budget(ctx)
+        self.host = endpoint_host(ctx.config) or DEFAULT_HOST
 
     # --- transport -------------------------------------------------------------------------
     def _http(self) -> Any:
@@ -113,59 +110,55 @@ class Client:
         if http is None:
             import google_auth_httplib2
             import httplib2
-            from analytics_acp_google.retry import request_timeout_s
 
-            host = urlsplit(self.endpoint).hostname if self.endpoint else None
-            kwargs: dict[str, Any] = {"timeout": request_timeout_s()}
-            if host in _LOOPBACK:
-                kwargs["proxy_info"] = None  # a local endpoint is never reached through a proxy
-            http = google_auth_httplib2.AuthorizedHttp(self.credentials, http=httplib2.Http(**kwargs))
+            # httplib2 has one socket timeout for connect and read; the proxy comes from the environment.
+            http = google_auth_httplib2.AuthorizedHttp(self.credentials, http=httplib2.Http(timeout=self.budget.timeouts()[1]))
             self._local.http = http
         return http
 
     def execute(self, make_request: Callable[[Any], Any], *, site: str | None = None) -> Any:
-        """Run ``make_request(service).execute()`` with bounded retries; failures become typed ACP errors."""
-        from analytics_acp_google.retry import deadline_s
+        """Run ``make_request(service).execute()`` under the call's budget; failures become typed ACP errors."""
+        from analytics_acp_google import retry
 
-        deadline = time.monotonic() + deadline_s()
-        delay = 0.2
-        while True:
-            try:
-                return make_request(self.service).execute(http=self._http(), num_retries=0)
-            except Exception as exc:  # noqa: BLE001 - every failure is mapped below
-                if _retryable(exc) and time.monotonic() + delay < deadline:
-                    time.sleep(delay)
-                    delay = min(delay * 2, 4.0)
-                    continue
-                raise self.map_error(exc, site) from None
+        try:
+            return retry.call(lambda _t: make_request(self.service).execute(http=self._http(), num_retries=0),
+                              budget_=self.budget, host=self.host)
+        except Exception as exc:  # noqa: BLE001 - every failure is mapped below
+            raise self.map_error(exc, site) from None
 
     def ensure_token(self) -> None:
         """Fetch an access token now, once, before requests run concurrently in threads."""
         if getattr(self.credentials, "valid", False):
             return
-        try:
+        from analytics_acp_google import retry
+
+        def refresh(_t: Any) -> None:
             import google_auth_httplib2
 
             self.credentials.refresh(google_auth_httplib2.Request(self._http().http))
+
+        try:
+            retry.call(refresh, budget_=self.budget, host=self.host)
         except Exception as exc:  # noqa: BLE001
             raise self.map_error(exc, None) from None
 
     # --- errors ----------------------------------------------------------------------------
     def map_error(self, exc: BaseException, site: str | None) -> AcpError:
         """A typed ACP error: 403/404 on a property names the properties the credentials can see."""
-        from analytics_acp_google.errors import error_details, scrub, to_acp_error
+        from analytics_acp_google.credentials import account_of
+        from analytics_acp_google.errors import error_details, is_quota_text, scrub, to_acp_error
 
         if isinstance(exc, AcpError):
             return exc
         details = error_details(exc)
         status, message, reason = details["status"], details["message"], details["reason"]
-        quota = any(w in f"{message} {reason}" for w in ("RESOURCE_EXHAUSTED", "ateLimitExceeded", "quotaExceeded", "Quota"))
+        quota = is_quota_text(f"{message} {reason}")
         if status == 400:
             return InvalidArguments(f"Search Console rejected the request (HTTP 400): {scrub(message, 300)} "
                                     "Fix the arguments and call again.")
         if status in (403, 404) and site and not quota:
             return self._not_found(site, status)
-        return to_acp_error(exc, resource=site)
+        return to_acp_error(exc, resource=site, account=account_of(self.ctx.credentials), grant=GRANT, host=self.host)
 
     def _not_found(self, site: str, status: int) -> ResourceNotFound:
         try:
@@ -179,11 +172,15 @@ class Client:
             seen = f" These credentials can see: {shown}."
         else:
             seen = " These credentials cannot see any Search Console property."
+        from analytics_acp_google.credentials import account_of
+
         alternatives = describe_alternatives(site, sites or [])
+        account = account_of(self.ctx.credentials)
+        who = f"the account {account}" if account else "these credentials"
         return ResourceNotFound(
-            f"The Search Console property {site} is not accessible with these credentials (HTTP {status}).{alternatives}{seen} "
-            "Check the id (URL prefix like https://www.example.com/ or sc-domain:example.com), or add the account "
-            "as a user of the property in Search Console."
+            f"The Search Console property {site} is not accessible to {who} (HTTP {status}).{alternatives}{seen} "
+            "Check the id (URL prefix like https://www.example.com/ or sc-domain:example.com), or grant "
+            f"{account or 'the account'} access: {GRANT}."
         )
 
     # --- API methods -------------------------------------------------------------------------

@@ -11,6 +11,7 @@ from typing import Any
 
 from analytics_acp import BlockSpec, CallContext, ConnectorInfo, Defaults, ResourceIdSpec, ToolSpec, date_property
 from analytics_acp.constants import ACP_INPUT_ANNOTATION, ACP_INPUT_TABLE_REF
+from analytics_acp_google.retry import AUTOCONTEXT_CONCURRENCY
 
 from .resource_ids import FORMAT
 
@@ -73,12 +74,13 @@ def credentials_schema() -> dict[str, Any]:
 
 def config_schema() -> dict[str, Any]:
     """api_endpoint (shared) and the row ceiling that triggers day splitting."""
-    from analytics_acp_google.schemas import api_endpoint_property
+    from analytics_acp_google.schemas import api_endpoint_property, timeout_property
 
     return {
         "type": "object",
         "properties": {
             "api_endpoint": api_endpoint_property(),
+            "timeout_s": timeout_property(),
             "row_ceiling": {
                 "type": "integer",
                 "title": "Row ceiling per query (advanced)",
@@ -111,6 +113,7 @@ def connector_info() -> ConnectorInfo:
         credentials_schema=credentials_schema(),
         config_schema=config_schema(),
         cache_ttl_s=6 * 3600,
+        autocontext_concurrency=AUTOCONTEXT_CONCURRENCY,  # blocks are independent Google calls (issue 26.1)
         icon="icon.svg",
         package_dir=PACKAGE_DIR,
         access_rule_keys=[],

@@ -52,3 +52,13 @@ def credential_identity(credentials):
     from analytics_acp_google.credentials import credential_identity as identity
 
     return identity(credentials)
+
+
+@hookimpl
+def connector_ready():
+    """Import the googleapiclient in the background once the server is initialized (issue 26.6: the first call
+    does not pay for them; start-up still imports none)."""
+    from analytics_acp_google.warm import preload
+
+    preload(["google_auth_httplib2", "googleapiclient.discovery", "google.oauth2.service_account",
+             "analytics_acp_gsc.search_analytics", "analytics_acp_gsc.blocks"])

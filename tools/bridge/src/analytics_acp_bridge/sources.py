@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from analytics_acp.constants import ACP_MAX_FIELD_LIMIT, ACP_MAX_ROW_LIMIT
+from analytics_acp.schemas import nested_secret_leaves
 
 SOURCE_ID = re.compile(r"^[a-z0-9_-]{1,40}$")
 KNOWN_FIELDS = {
@@ -32,7 +33,8 @@ MIN_SECRET_CHARS = 4
 # Key names treated as secret even if a server forgot writeOnly in its credentials_schema.
 SECRET_KEY_NAMES = {
     "password", "passwd", "token", "secret", "api_key", "apikey", "key", "access_token", "refresh_token",
-    "private_key", "client_secret", "service_account", "credentials", "dsn", "url", "connection_string",
+    "private_key", "private_key_id", "id_token", "client_secret", "service_account", "credentials", "dsn", "url",
+    "connection_string",
 }
 
 
@@ -79,10 +81,17 @@ class Source:
             names = None
         else:
             names = write_only_names(credentials_schema) | SECRET_KEY_NAMES
-        return {
+        out = {
             value for key, value in self.literal_credentials
             if len(value) >= MIN_SECRET_CHARS and key != "type" and (names is None or key.lower() in names)
         }
+        for value in list(out):  # a key file pasted as JSON text: its secret fields may surface alone
+            if value.lstrip().startswith("{"):
+                try:
+                    out.update(nested_secret_leaves(json.loads(value), MIN_SECRET_CHARS))
+                except ValueError:
+                    pass
+        return out
 
     def meta(self) -> dict[str, Any]:
         """The per-call ``_meta.acp`` values this source contributes (5.2), without session fields."""
@@ -182,15 +191,14 @@ class _Resolver:
     def _remember(self, value: str) -> None:
         if len(value) >= MIN_SECRET_CHARS:
             self.secrets.add(value)
-            # A JSON secret (service account) may surface in pieces; remember its string leaves too.
+            # A JSON secret (a key file) may surface in pieces: remember the values of its secret fields
+            # (private_key, refresh_token…), never its field names, its type or its identities (issue 26.4).
             if value.lstrip().startswith(("{", "[")):
                 try:
                     parsed = json.loads(value)
                 except ValueError:
                     return
-                for leaf in _string_leaves(parsed):
-                    if len(leaf) >= 8:
-                        self.secrets.add(leaf)
+                self.secrets.update(nested_secret_leaves(parsed, 8))
 
 
 def _json_object(text: str, where: str) -> dict[str, Any]:
@@ -202,16 +210,6 @@ def _json_object(text: str, where: str) -> dict[str, Any]:
     if not isinstance(value, dict):
         raise ReferenceError_(f"{where}: a reference in place of the whole object must hold a JSON object.")
     return value
-
-
-def _string_leaves(value: Any) -> list[str]:
-    if isinstance(value, str):
-        return [value]
-    if isinstance(value, dict):
-        return [leaf for v in value.values() for leaf in _string_leaves(v)]
-    if isinstance(value, list):
-        return [leaf for v in value for leaf in _string_leaves(v)]
-    return []
 
 
 def load_sources(path: Path, project: Path) -> SourcesFile:
