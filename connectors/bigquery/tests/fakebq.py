@@ -83,6 +83,7 @@ class QuerySpec:
     fail_at_row: int | None = None  # getQueryResults of a page starting at or past this row fails (404 job gone)
     billed_bytes: int | None = None  # what the real job bills when it differs from the dry run's estimate
     cache_pages: bool = False  # keep each page's encoded rows (benchmarks: the fake should not be the bottleneck)
+    runs_until_cancelled: bool = False  # the job stays RUNNING (jobComplete false) until jobs.cancel
     _encoded: dict[tuple[int, int], bytes] = field(default_factory=dict, repr=False)
 
     def encoded_page(self, start: int, size: int) -> bytes:
@@ -296,7 +297,7 @@ class FakeBigQuery:
         job = self._job(req)
         if job is None:
             return 404, bq_error(404, f"Not found: Job {req.match.group(1)}:{req.match.group(2)}", "notFound")  # type: ignore[union-attr]
-        if job["status"]["state"] == "RUNNING":
+        if job["status"]["state"] == "RUNNING" and not job["_spec"].runs_until_cancelled:
             job["status"] = {"state": "DONE"}
             job["statistics"]["totalBytesBilled"] = job["statistics"]["query"].get("totalBytesBilled", "0")
         return 200, _public(job)
@@ -313,6 +314,8 @@ class FakeBigQuery:
         err = job["status"].get("errorResult")
         if err:
             return 400, bq_error(400, err["message"], err["reason"])
+        if spec.runs_until_cancelled and job["status"]["state"] == "RUNNING":
+            return 200, {"kind": "bigquery#getQueryResultsResponse", "jobReference": job["jobReference"], "jobComplete": False}
         size = int(req_query.get("maxResults", [str(self.page_size_default)])[0])
         start = int(req_query.get("pageToken", req_query.get("startIndex", ["0"]))[0])
         if spec.fail_at_row is not None and start + size > spec.fail_at_row and size:

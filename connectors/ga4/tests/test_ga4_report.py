@@ -5,7 +5,7 @@ from __future__ import annotations
 import datetime as dt
 
 import pytest
-from analytics_acp import InvalidArguments
+from analytics_acp import InvalidArguments, UpstreamError
 from analytics_acp_ga4.report import run_report as _run_report
 from ga4support import build_fake, read_to_the_end
 
@@ -142,3 +142,36 @@ def test_bad_arguments_are_invalid_arguments_before_any_request(fake, make_ctx, 
     with pytest.raises(InvalidArguments, match=match):
         run_report(args, make_ctx())
     assert not _rr(server)
+
+
+def test_progress_counts_rows_of_row_count_and_a_cancel_stops_paging(make_ctx, server):
+    # Issue 28: rows fetched of rowCount per page; a cancelled call fetches no further page.
+    from analytics_acp.signals import CallSignals
+
+    class Recorder(CallSignals):
+        def __init__(self) -> None:
+            super().__init__()
+            self.seen: list[tuple] = []
+
+        def progress(self, done, total=None, message=None) -> None:
+            self.seen.append((done, total, message))
+
+    build_fake(server, page_size=37)  # several pages
+    args = {"metrics": ["sessions"], "dimensions": ["date", "sessionDefaultChannelGroup", "deviceCategory"]}
+    signals = Recorder()
+    ctx = make_ctx(signals=signals)
+    ex = read_to_the_end(_run_report(args, ctx))
+    total = len(ex.rows)
+    assert [s[1] for s in signals.seen] == [total] * len(signals.seen)
+    assert [s[0] for s in signals.seen] == sorted({s[0] for s in signals.seen}) and signals.seen[-1][0] == total
+
+    assert len(signals.seen) == len(_rr(server)) > 1  # one report per page
+    sent_before = len(_rr(server))
+    signals = CallSignals()
+    ex = _run_report(args, make_ctx(signals=signals))
+    rows = iter(ex.rows)
+    next(rows)
+    signals.cancel()
+    with pytest.raises(UpstreamError, match="cancelled"):
+        list(rows)
+    assert len(_rr(server)) - sent_before == 1  # the first page only

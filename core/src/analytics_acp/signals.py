@@ -19,6 +19,7 @@ from typing import Any
 
 import anyio
 import anyio.from_thread
+import anyio.lowlevel
 
 log = logging.getLogger("analytics_acp")
 
@@ -39,6 +40,7 @@ class CallSignals:
         self._last_sent_at = 0.0
         self._wake: anyio.Event | None = None
         self._loop_thread: int | None = None
+        self._token: Any = None  # the event loop's token: any thread (a connector's own pool too) can wake the sender
         self._cancelled = threading.Event()
         self._callbacks: list[Callable[[], Any]] = []
         self._finished = False
@@ -89,8 +91,8 @@ class CallSignals:
             wake.set()
         else:
             try:
-                anyio.from_thread.run_sync(wake.set)
-            except RuntimeError:  # not a thread the event loop started: the sender's next round picks it up
+                anyio.from_thread.run_sync(wake.set, token=self._token)
+            except RuntimeError:  # the loop is gone (the call ended): nothing to send any more
                 pass
 
     async def _pump(self) -> None:
@@ -128,6 +130,7 @@ class CallSignals:
     async def running(self) -> AsyncIterator[None]:
         """Around the tool's run: the progress sender and the cancellation watcher live exactly as long as it."""
         self._loop_thread = threading.get_ident()
+        self._token = anyio.lowlevel.current_token()
         failure: Exception | None = None
         async with anyio.create_task_group() as tg:
             tg.start_soon(self._watch)

@@ -11,11 +11,13 @@ fails half-way raises, and the core then delivers no table at all.
 from __future__ import annotations
 
 import concurrent.futures
+import threading
 import time
 from collections.abc import Iterator
+from functools import partial
 from typing import Any
 
-from analytics_acp import CallContext, Extraction, Header
+from analytics_acp import CallContext, Extraction, Header, UpstreamError
 from analytics_acp_google import retry as policy
 
 from . import client as bq
@@ -61,6 +63,8 @@ def run_execute_query(arguments: dict[str, Any], ctx: CallContext) -> Extraction
     job = None
     try:
         job = bq.call(ctx, client.query, sql, job_config=config, location=where, project=project, job_retry=None)
+        ctx.on_cancel(partial(_cancel_in_background, job))  # the client cancelled: the job's cost stops there
+        ctx.progress(0, None, f"job {job.job_id} running")
         # Wait for the job (its own bound: a legitimately long job polls; the call's budget gets the wait back),
         # then page with the call's per-request timeouts.
         started = time.monotonic()
@@ -71,8 +75,6 @@ def run_execute_query(arguments: dict[str, Any], ctx: CallContext) -> Extraction
         pages = bq.call(ctx, job.result, page_size=PAGE_ROWS, job_retry=None, read_timeout=True)
     except concurrent.futures.TimeoutError:
         _cancel(job)
-        from analytics_acp import UpstreamError
-
         raise UpstreamError(
             f"The query did not finish within {bq.job_timeout_s():.0f} s and was cancelled. "
             "Narrow it (fewer rows or columns, a shorter date range) or aggregate in SQL."
@@ -86,7 +88,7 @@ def run_execute_query(arguments: dict[str, Any], ctx: CallContext) -> Extraction
     cache_hit = bool(job.cache_hit)
     subject = ctx.resource_id or project
     return Extraction(
-        rows=_stream(pages, types_map.row_converter(schema), fail),
+        rows=_stream(pages, types_map.row_converter(schema), fail, ctx),
         columns=[f["name"] for f in schema],
         headers=headers,
         description=f"BigQuery {_describe(ref, project)}. SQL: {compact_sql(sql)}",
@@ -116,14 +118,29 @@ def _describe(ref: BqRef | None, project: str) -> str:
     return f"dataset {ref.id}" if ref.dataset else f"project {ref.project}"
 
 
-def _stream(pages: Any, convert: Any, fail: Any) -> Iterator[tuple]:
-    """Rows page by page, straight from each page's JSON (``page.raw_page``); errors become typed ACP errors."""
+def _stream(pages: Any, convert: Any, fail: Any, ctx: CallContext) -> Iterator[tuple]:
+    """Rows page by page, straight from each page's JSON (``page.raw_page``); errors become typed ACP errors.
+    Progress is rows read of the job's totalRows; a cancelled call reads no further page."""
+    total = int(pages.total_rows) if getattr(pages, "total_rows", None) is not None else None
+    done = 0
     try:
         for page in pages.pages:
             raw = page.raw_page or {}
-            yield from map(convert, raw.get("rows") or ())
+            rows = raw.get("rows") or ()
+            yield from map(convert, rows)
+            done += len(rows)
+            ctx.progress(done, total, f"{done} of {total} rows" if total is not None else f"{done} rows")
+            if ctx.cancelled:
+                raise UpstreamError("The query was cancelled while its results were read.")
+    except UpstreamError:
+        raise
     except Exception as exc:
         raise fail(exc) from None
+
+
+def _cancel_in_background(job: Any) -> None:
+    # on_cancel callbacks run on the event loop: jobs.cancel is an HTTP request, so it gets its own thread.
+    threading.Thread(target=_cancel, args=(job,), name="analytics-acp-bq-cancel", daemon=True).start()
 
 
 def _cancel(job: Any) -> None:

@@ -176,8 +176,11 @@ class ReportPager:
             got = len(pb.rows)
             offset += got
             target = report.row_count if self.limit is None else min(report.row_count, self.limit)
+            self.ctx.progress(offset, target, f"{offset} of {target} rows ({report.pages} page{'s' if report.pages > 1 else ''})")
             if offset >= target:
                 return
+            if self.ctx.cancelled:  # the client cancelled: no next page (the core delivers nothing)
+                raise UpstreamError("The report was cancelled while paging.")
             if got == 0:
                 # Never present a partial table as whole (12.1).
                 raise UpstreamError(f"GA4 returned an empty page at offset {offset} of {report.row_count} rows; the "

@@ -6,9 +6,10 @@ whole window, not from the rows; days (hours) still being collected are flagged 
 
 from __future__ import annotations
 
+import threading
 from typing import Any
 
-from analytics_acp import CallContext, Extraction, InvalidArguments
+from analytics_acp import CallContext, Extraction, InvalidArguments, UpstreamError
 
 from . import dates, planner
 from .client import Client
@@ -63,8 +64,24 @@ def provisional_warning(first_date: str | None, first_hour: str | None) -> list[
 
 def fetch_rows(client: Client, site: str, q: Query, start: str, end: str, ctx: CallContext, cap: int | None,
                on_page: Any = None) -> planner.Plan:
-    """Run the planner against the API for one window."""
-    return planner.extract(lambda body: client.query(site, body), q.body(), start=start, end=end,
+    """Run the planner against the API for one window, reporting progress per response and stopping
+    before the next request once the call is cancelled (requests run in the planner's own threads)."""
+    lock = threading.Lock()
+    done = {"requests": 0, "rows": 0}
+
+    def fetch(body: dict[str, Any]) -> dict[str, Any]:
+        if ctx.cancelled:
+            raise UpstreamError("The extraction was cancelled.")
+        response = client.query(site, body)
+        with lock:
+            done["requests"] += 1
+            done["rows"] += len(response.get("rows") or [])
+            count, rows = done["requests"], done["rows"]
+        day = f", day {body['startDate']}" if body.get("startDate") == body.get("endDate") != end else ""
+        ctx.progress(count, None, f"{rows} rows in {count} requests{day}")
+        return response
+
+    return planner.extract(fetch, q.body(), start=start, end=end,
                            has_date=q.has_time, row_cap=cap, row_ceiling=row_ceiling(ctx), on_page=on_page)
 
 

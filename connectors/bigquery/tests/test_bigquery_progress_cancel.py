@@ -1,0 +1,80 @@
+"""execute_query reports progress and a cancelled call stops the job (issue 28): job running, then rows
+read of totalRows page by page; notifications/cancelled (ctx.signals.cancel, as the core does) sends
+jobs.cancel for a running job, so its cost stops there, and no further page is read."""
+
+from __future__ import annotations
+
+import threading
+
+import pytest
+from analytics_acp import UpstreamError
+from analytics_acp.signals import CallSignals
+from analytics_acp_bigquery.execute import PAGE_ROWS, run_execute_query
+from fakebq import QuerySpec
+
+TABLE = "mi-proyecto.analytics_123.numbers"
+SCHEMA = [{"name": "n", "type": "INTEGER"}]
+
+
+class Recorder(CallSignals):
+    """The core's signals with the progress recorded as the tool reports it (no client needed)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.seen: list[tuple] = []
+
+    def progress(self, done, total=None, message=None) -> None:
+        self.seen.append((done, total, message))
+
+
+def test_progress_is_the_job_then_rows_of_total_rows(world, ctx_for):
+    sql = f"SELECT n FROM `{TABLE}`"
+    world.bq.on_query(sql, QuerySpec(schema=SCHEMA, total_rows=25_000, wire_row=lambda i: [str(i)],
+                                     referenced_tables=[TABLE], location="EU"))
+    signals = Recorder()
+    ex = run_execute_query({"query": sql}, ctx_for(cost_limit_usd=1, signals=signals))
+    assert len(list(ex.rows)) == 25_000
+    assert signals.seen[0][0] == 0 and "running" in signals.seen[0][2]
+    assert [s[:2] for s in signals.seen[1:]] == [(10_000, 25_000), (20_000, 25_000), (25_000, 25_000)]
+
+
+def test_a_cancelled_running_job_is_cancelled_at_bigquery(world, ctx_for):
+    sql = f"SELECT n FROM `{TABLE}` WHERE n > 0"
+    world.bq.on_query(sql, QuerySpec(schema=SCHEMA, total_rows=10, wire_row=lambda i: [str(i)],
+                                     referenced_tables=[TABLE], location="EU", runs_until_cancelled=True))
+    signals = CallSignals()
+    ctx = ctx_for(cost_limit_usd=1, signals=signals)
+    outcome: list[BaseException] = []
+
+    def run() -> None:
+        try:
+            run_execute_query({"query": sql}, ctx)
+        except BaseException as exc:  # the tool's answer to a cancelled job
+            outcome.append(exc)
+
+    worker = threading.Thread(target=run)
+    worker.start()
+    for _ in range(600):  # bounded: the job created and polled at least once
+        if world.server.requests_to(r"/queries/", "GET"):
+            break
+        threading.Event().wait(0.05)
+    signals.cancel()  # what the core does on notifications/cancelled
+    worker.join(timeout=60)
+    assert not worker.is_alive()
+    assert world.server.requests_to(r"/jobs/[^/]+/cancel$", "POST")  # BigQuery was told: the job stops billing
+    assert outcome and isinstance(outcome[0], Exception)
+
+
+def test_a_call_cancelled_while_reading_pages_reads_no_further_page(world, ctx_for):
+    sql = f"SELECT n FROM `{TABLE}` WHERE n >= 0"
+    world.bq.on_query(sql, QuerySpec(schema=SCHEMA, total_rows=5 * PAGE_ROWS, wire_row=lambda i: [str(i)],
+                                     referenced_tables=[TABLE], location="EU"))
+    signals = CallSignals()
+    ex = run_execute_query({"query": sql}, ctx_for(cost_limit_usd=1, signals=signals))
+    rows = iter(ex.rows)
+    for _ in range(PAGE_ROWS):
+        next(rows)
+    signals.cancel()
+    with pytest.raises(UpstreamError, match="cancelled"):
+        list(rows)
+    assert len(world.server.requests_to(r"/queries/", "GET")) <= 3  # the wait and at most two pages, not six
