@@ -8,6 +8,7 @@ the forecast; ``skill_vs_naive`` compares against repeating the last season.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -75,9 +76,12 @@ def backtest(fitted: models.Fitted, y: pd.Series, h: int, confidence: float) -> 
 
 
 def choose_auto(
-    y: pd.Series, h: int, m: int, explicit: bool, confidence: float, label: str
+    y: pd.Series, h: int, m: int, explicit: bool, confidence: float, label: str,
+    step: Callable[[str], None] | None = None,
 ) -> tuple[models.Fitted, dict[str, Any], list[dict[str, Any]], list[str]]:
     """Backtest every candidate method on the last ``h`` points, refit the best (lowest MAE) on all points.
+
+    ``step(what)`` is called before each candidate's fit (progress, and where a cancelled call stops).
 
     Returns the fitted winner, its backtest, the candidates' scores and warnings.
     """
@@ -89,6 +93,8 @@ def choose_auto(
             m_train, _ = models.plan_season(method, n_train, m, explicit)
         except InvalidArguments:
             continue
+        if step is not None:
+            step(f"{method} for {label} (backtest)")
         try:
             result = score(method, y, h, m_train, confidence, None)
         except InvalidArguments:

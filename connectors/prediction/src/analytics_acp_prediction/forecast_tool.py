@@ -7,6 +7,7 @@ thread (fits take seconds; the event loop keeps serving).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -15,9 +16,11 @@ import numpy as np
 import pandas as pd
 from analytics_acp.context import CallContext, HostTable
 from analytics_acp.declarations import Extraction, Header
-from analytics_acp.errors import InvalidArguments
+from analytics_acp.errors import InvalidArguments, UpstreamError
 
 from . import backtest, frequency, models, series
+
+Step = Callable[[str], None]  # told before each model fit (progress; a cancelled call stops there)
 
 MAX_HORIZON = 1000
 MAX_SERIES = 100
@@ -91,15 +94,25 @@ async def run(arguments: dict[str, Any], ctx: CallContext) -> Extraction:
     """Tool entry point: validate, read the host table, fit in a worker thread."""
     args = parse_arguments(arguments)
     table = await ctx.read_table(args.table_ref)
-    return await anyio.to_thread.run_sync(compute, table, args)
+    fits = 0
+
+    def step(what: str) -> None:
+        # Before each model fit: a cancelled call stops here; progress counts the fits (issue 28).
+        nonlocal fits
+        if ctx.cancelled:
+            raise UpstreamError("The forecast was cancelled.")
+        fits += 1
+        ctx.progress(fits, None, f"fitting {what}")
+
+    return await anyio.to_thread.run_sync(compute, table, args, step)
 
 
 def _describe_key(keys: list[str], values: tuple) -> str:
     return ", ".join(f"{k}={v}" for k, v in zip(keys, values, strict=True))
 
 
-def _fit_one(y: pd.Series, args: ForecastArgs, m: int, label: str) -> dict[str, Any]:
-    """Plan, fit, forecast and backtest one regular series."""
+def _fit_one(y: pd.Series, args: ForecastArgs, m: int, label: str, step: Step | None = None) -> dict[str, Any]:
+    """Plan, fit, forecast and backtest one regular series (``step`` is told before each model fit)."""
     explicit = args.seasonal_period is not None
     method = "sarimax" if args.method == "arima" else args.method
     if y.nunique() == 1 and len(y) >= models.min_points("seasonal_naive", 1)[0]:
@@ -111,8 +124,10 @@ def _fit_one(y: pd.Series, args: ForecastArgs, m: int, label: str) -> dict[str, 
         return {"y": y, "fitted": fitted, "forecast": fitted.predict(args.horizon, args.confidence),
                 "backtest": {"skipped": "the series is constant"}, "candidates": None, "warnings": notes}
     if method == "auto":
-        fitted, test, candidates, notes = backtest.choose_auto(y, args.horizon, m, explicit, args.confidence, label)
+        fitted, test, candidates, notes = backtest.choose_auto(y, args.horizon, m, explicit, args.confidence, label, step)
     else:
+        if step is not None:
+            step(f"{method} for {label}")
         m_eff, notes = models.plan_season(method, len(y), m, explicit, label)
         fitted = models.fit(method, y, m_eff)
         test, candidates = backtest.backtest(fitted, y, args.horizon, args.confidence), None
@@ -121,7 +136,7 @@ def _fit_one(y: pd.Series, args: ForecastArgs, m: int, label: str) -> dict[str, 
             "warnings": notes + fitted.notes}
 
 
-def compute(table: HostTable, args: ForecastArgs) -> Extraction:
+def compute(table: HostTable, args: ForecastArgs, step: Step | None = None) -> Extraction:
     """Build the series, fit each one and shape the forecast window as an extraction (8.2)."""
     frame = series.table_frame(table)
     keys = series.key_columns(frame, table, args.group_by)
@@ -164,7 +179,7 @@ def compute(table: HostTable, args: ForecastArgs) -> Extraction:
                     "and adds little to a short-term forecast."
                 )
                 y = y.iloc[-MAX_FIT_POINTS:]
-            result = _fit_one(y, args, m, label)
+            result = _fit_one(y, args, m, label, step)
         except InvalidArguments as exc:
             if not keys:
                 raise
