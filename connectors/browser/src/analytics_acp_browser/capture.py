@@ -16,6 +16,7 @@ from analytics_acp.errors import (
     ResourceNotFound,
     UpstreamError,
 )
+from analytics_acp.signals import CallSignals
 
 from . import actions, catalog, cookies, performance, seo, storage, tags
 from .recorder import Recorder
@@ -73,18 +74,18 @@ async def run(arguments: dict[str, Any], ctx: CallContext) -> MultiExtraction:
     settings = Settings.from_config(ctx.config)
     access = Access.from_credentials(ctx.credentials)
     start, steps, wait_until = plan(arguments, ctx, settings)
-    outcome = await BROWSER.run(_capture, ctx.state_key, settings, access, start, steps, wait_until)
+    outcome = await BROWSER.run(_capture, ctx.state_key, settings, access, start, steps, wait_until, ctx.signals)
     ctx.warnings.extend(w for w in outcome["warnings"] if w not in ctx.warnings)
     return build(outcome, start)
 
 
 async def _capture(key: str | None, settings: Settings, access: Access, start: str, steps: list[actions.Step],
-                   wait_until: str) -> dict[str, Any]:
+                   wait_until: str, signals: CallSignals | None = None) -> dict[str, Any]:
     warnings: list[str] = []
     session = await POOL.acquire(key, settings, access, start, warnings)
     async with session.lock:
         try:
-            return await _flow(session, settings, start, steps, wait_until, warnings)
+            return await _flow(session, settings, start, steps, wait_until, warnings, signals or CallSignals())
         except AcpError:
             raise
         except Exception as exc:
@@ -98,7 +99,7 @@ async def _capture(key: str | None, settings: Settings, access: Access, start: s
 
 
 async def _flow(session: Session, settings: Settings, start: str, steps: list[actions.Step], wait_until: str,
-                warnings: list[str]) -> dict[str, Any]:
+                warnings: list[str], signals: CallSignals) -> dict[str, Any]:
     continued = session.pages_visited > 0
     page = await session.main_page()
     rec = Recorder(session.next_page_index, host_of(start) or "")
@@ -110,7 +111,10 @@ async def _flow(session: Session, settings: Settings, start: str, steps: list[ac
         raise CredentialsInvalid(f"{start} refused the HTTP basic user and password of this source.")
     await _settle(page, rec, settings)
     await _snapshot(session, page, rec)
+    signals.progress(1, len(steps) + 1, f"opened {start}")
     for number, step in enumerate(steps):
+        if signals.cancelled:  # the client cancelled: no further step (issue 28); the session stays usable
+            raise UpstreamError("The capture was cancelled.")
         record = {"step": number, **step.describe(), "page_index": rec.page_index_now()}
         try:
             if step.action == "navigate":
@@ -135,6 +139,7 @@ async def _flow(session: Session, settings: Settings, start: str, steps: list[ac
         record["url_after"] = page.url
         executed.append(record)
         await _snapshot(session, page, rec)
+        signals.progress(number + 2, len(steps) + 1, f"step {number + 1} of {len(steps)} ({step.action})")
     await _snapshot(session, page, rec)
     end_jar = cookies.jar(await session.context.cookies())
     await rec.finish()
