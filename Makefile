@@ -18,7 +18,8 @@ space := $(empty) $(empty)
 
 help:
 	@echo "make demo    - set up and run the ACP Bridge demo (SQLite + prediction)"
-	@echo "make test    - set up everything and run the whole test suite"
+	@echo "make test    - set up everything and run the whole test suite (in parallel: TEST_WORKERS)"
+	@echo "make test-fast - the inner loop: no builds, npm clients or slow tests"
 	@echo "make build CONNECTOR=<id> - freeze one connector into dist/<id>/ and dist/<id>-<version>.zip"
 	@echo "make bench   - run the benchmarks (tools/bench/results/latest.json)"
 	@echo "make lint    - ruff and mypy (strict on core/)"
@@ -47,8 +48,10 @@ setup: venv system-deps npm-deps
 test: setup lint
 	bash tools/setup/run-tests.sh
 
+# The inner loop (< 2 min on two cores): no frozen builds, no npm clients, none of the tests profiled
+# as slow (tests/slow_tests.txt); in parallel like `make test` (tests/README.md).
 test-fast: venv
-	$(BIN)/pytest -q -m "not build and not external" -x
+	bash tools/setup/run-tests.sh -m "not build and not external and not slow" -x
 
 lint: venv
 	$(BIN)/ruff check .

@@ -101,3 +101,8 @@ def add_zip64_entry(zip_path: Path, name: str, data: bytes = b"x") -> None:
     with zipfile.ZipFile(zip_path, "a", zipfile.ZIP_DEFLATED, allowZip64=True) as zf:
         with zf.open(name, "w", force_zip64=True) as out:
             out.write(data)
+
+
+def internal_packages(folder: Path) -> set[str]:
+    """Top-level names in a frozen folder's ``_internal/`` (packages and their .dist-info, by name)."""
+    return {p.name.split(".")[0].split("-")[0] for p in (folder / "_internal").iterdir()}

@@ -378,6 +378,9 @@ class FakeBigQuery:
         session = self.uploads.get(upload_id)
         if session is None:
             return 404, bq_error(404, "upload session not found", "notFound")
+        start = re.match(r"bytes (\d+)-", header(req, "Content-Range"))
+        if start:  # a chunk sent again (its first try timed out under load) replaces the bytes it covers
+            session["data"] = session["data"].encode()[:int(start.group(1))].decode()
         session["data"] += req.body or ""
         total = header(req, "Content-Range").rpartition("/")[2] or "*"
         if total != "*" and len(session["data"].encode()) < int(total):

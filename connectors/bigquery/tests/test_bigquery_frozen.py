@@ -9,7 +9,6 @@ from pathlib import Path
 import anyio
 import pytest
 from analytics_acp.host import AcpClient
-from analytics_acp_build.build import build_one
 from analytics_acp_build.check import Target, failed, run_check
 from bqworld import SQL_WEEK
 
@@ -30,8 +29,8 @@ def small_query(world) -> None:
 
 
 @pytest.fixture(scope="module")
-def frozen(tmp_path_factory):
-    result = build_one("bigquery", tmp_path_factory.mktemp("dist-bq"))
+def frozen(frozen_build):
+    result = frozen_build("bigquery")  # built once per content hash of its inputs (root conftest.py)
     assert result.ok, result.error
     return result
 

@@ -19,10 +19,8 @@ SAMPLES = [("run_report", {"metrics": ["sessions", "totalUsers"], "dimensions": 
 
 
 @pytest.fixture(scope="module")
-def frozen(tmp_path_factory):
-    from analytics_acp_build.build import build_one
-
-    result = build_one("ga4", tmp_path_factory.mktemp("dist-ga4"))
+def frozen(frozen_build):
+    result = frozen_build("ga4")  # built once per content hash of its inputs (root conftest.py)
     assert result.ok, result.error
     return result
 
