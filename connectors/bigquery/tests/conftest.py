@@ -42,7 +42,7 @@ def world():
 @pytest.fixture(autouse=True)
 def short_google_deadlines(monkeypatch):
     """Seconds, not Google's 600 s: a failing test fails fast (the server subprocesses inherit it)."""
-    monkeypatch.setenv("ANALYTICS_ACP_GOOGLE_DEADLINE_S", "2")
+    monkeypatch.setenv("ANALYTICS_ACP_GOOGLE_DEADLINE_S", "4")
     monkeypatch.setenv("ANALYTICS_ACP_GOOGLE_TIMEOUT_S", "2")
 
 

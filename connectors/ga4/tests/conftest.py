@@ -28,8 +28,8 @@ from googlefakes.server import FakeServer  # noqa: E402
 @pytest.fixture(autouse=True)
 def short_google_deadlines(monkeypatch):
     """Retry budget 2 s, one request 1 s: a hung fake ends a call within seconds (not Google's 600 s)."""
-    monkeypatch.setenv("ANALYTICS_ACP_GOOGLE_DEADLINE_S", "2")
-    monkeypatch.setenv("ANALYTICS_ACP_GOOGLE_TIMEOUT_S", "1")
+    monkeypatch.setenv("ANALYTICS_ACP_GOOGLE_DEADLINE_S", "4")
+    monkeypatch.setenv("ANALYTICS_ACP_GOOGLE_TIMEOUT_S", "2")
 
 
 @pytest.fixture

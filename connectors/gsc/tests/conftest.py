@@ -49,8 +49,8 @@ def served_env() -> Any:
 @pytest.fixture(autouse=True)
 def short_google_deadlines(monkeypatch):
     """Seconds, not Google's minutes: retries and hangs end quickly in tests."""
-    monkeypatch.setenv("ANALYTICS_ACP_GOOGLE_DEADLINE_S", "1.5")
-    monkeypatch.setenv("ANALYTICS_ACP_GOOGLE_TIMEOUT_S", "0.5")
+    monkeypatch.setenv("ANALYTICS_ACP_GOOGLE_DEADLINE_S", "4")
+    monkeypatch.setenv("ANALYTICS_ACP_GOOGLE_TIMEOUT_S", "2")
 
 
 @pytest.fixture

@@ -171,4 +171,6 @@ class ConnectorRuntime:
             outcome = await self.loaded.hook.around_tool_call.call_extra(
                 [innermost], {"tool": tool, "arguments": args, "ctx": ctx}
             )
+            if outcome[1] is not None:  # an extraction: the client that asked for progress hears its end
+                ctx.signals.settle(outcome[1].total_rows)
         return await respond(self.state, outcome, ctx, record, file_url)

@@ -65,6 +65,12 @@ class CallSignals:
             self._latest = (float(done), None if total is None else float(total), message)
         self._poke()
 
+    def settle(self, total: float) -> None:
+        """At the end of an extraction the tool reported no progress for: one ``total`` of ``total`` rows,
+        so a client that asked for progress always hears the end."""
+        if self._latest is None:
+            self.progress(total, total, f"{int(total)} rows")
+
     def on_cancel(self, callback: Callable[[], Any]) -> None:
         """Run ``callback`` (from the event loop thread) when the call is cancelled; at once if it already is."""
         with self._lock:

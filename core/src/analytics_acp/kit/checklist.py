@@ -10,7 +10,7 @@ from urllib.parse import urlparse
 
 import anyio
 
-from . import autocontext, handshake, responses, samples, session
+from . import autocontext, calls, handshake, responses, samples, session
 from .model import CheckResult
 from .run import KIT_HOST_TABLES, PROBE_SECRET, Run, parse_samples
 from .static import leaked, secret_strings, spanish_hits
@@ -98,6 +98,8 @@ async def _probe(run: Run) -> None:
         await autocontext.autocontext(run, client)
         _step(run, "sample calls")
         await samples.sample_calls(run, client)
+        _step(run, "progress and cancellation")
+        await calls.progress_and_cancel(run, client)
         _step(run, "table catalog")
         await samples.catalog(run, client)
         _step(run, "errors.typed (unknown tool)")

@@ -48,6 +48,8 @@ ITEMS: dict[str, tuple[str, str]] = {
     "catalog.selection": ("8.7", "arguments.tables > _meta/configure > defaults.tables > all; unknown names rejected; required always in"),
     "catalog.delivery": ("8.7", "only selected tables are delivered; the others with data are listed in not_extracted"),
     "catalog.plain_host": ("8.2.1", "a client without multi_table receives only the primary table"),
+    "calls.progress": ("MCP", "an extraction called with a progressToken sends notifications/progress with that token, increasing"),
+    "calls.cancel": ("MCP", "after notifications/cancelled for a running call the server answers at once and the session keeps working"),
 }
 
 
