@@ -6,6 +6,7 @@ from typing import Any
 
 from analytics_acp.envelope import cut_long_strings
 from analytics_acp.errors import InvalidArguments
+from analytics_acp.results.numbers import readable
 
 from .query import run_query
 from .querycache import TableCache
@@ -132,7 +133,7 @@ def query(
         "returned_rows": len(sample),
         "truncated": len(sample) < total,
         "columns": result.columns,
-        "rows": sample,
+        "rows": readable(sample),  # 12790.11 rather than 12790.109999999999; the dataset keeps the exact values
         "datasets_used": result.datasets,
     }
     if total:
