@@ -57,7 +57,7 @@ def test_hook_connector_declaration():
 
 def test_hook_register_tools():
     loaded = load_connector(mini_connector, extensions=False)
-    assert {"extract", "paid", "multi", "sum_table", "boom"} == set(loaded.tools)
+    assert {"extract", "paid", "multi", "sum_table", "boom", "steps", "spin"} == set(loaded.tools)
     assert loaded.tool_owner["extract"] == "connector:mini_connector"
 
 

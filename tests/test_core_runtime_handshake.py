@@ -20,7 +20,7 @@ async def test_capability_fields_4_2():
         assert cap["autocontext"] == {"cache_ttl_s": 3600, "delivery": ["inject", "suggest", "on_first_call"]}
         assert cap["cost"] == {"currency": "USD", "model": "per_row", "description": "0.01 USD per requested row."}
         assert cap["extraction_tools"][0] == "extract"  # 4.2: the default tool first
-        assert set(cap["extraction_tools"]) == {"extract", "paid", "multi"}
+        assert set(cap["extraction_tools"]) == {"extract", "paid", "multi", "steps", "spin"}
         assert [t["name"] for t in cap["table_catalog"]] == ["events", "pages", "extra"]
         assert cap["table_catalog"][1]["required"] is True
         assert c.server_info["name"] == "mini"

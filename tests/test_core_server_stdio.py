@@ -9,7 +9,7 @@ import subprocess
 
 import mcp_types as types
 import orjson
-from analytics_acp.server_stdio import DEFERRED_KEY, MAX_PENDING, DeferredMeta, encode, parse
+from analytics_acp.server_stdio import DEFERRED_KEY, DeferredMeta, encode, parse
 from core_helpers import CREDS, env, serve_command
 
 RESULT = {
@@ -25,7 +25,7 @@ def _pydantic_line(result):
 
 def test_parked_meta_comes_back_whole_on_the_wire():
     deferred = DeferredMeta()
-    parked = deferred.park(RESULT)
+    parked = deferred.park(RESULT, 9)
     assert parked["_meta"] == {DEFERRED_KEY: parked["_meta"][DEFERRED_KEY]} and parked["content"] == RESULT["content"]
     line = encode(types.JSONRPCResponse(jsonrpc="2.0", id=9, result=parked), deferred)
     assert line.endswith(b"\n") and line.count(b"\n") == 1
@@ -36,20 +36,30 @@ def test_parked_meta_comes_back_whole_on_the_wire():
 def test_results_without_meta_and_other_messages_are_unchanged():
     deferred = DeferredMeta()
     plain = {"tools": [{"name": "x", "inputSchema": {"type": "object"}}]}
-    assert deferred.park(plain) is plain
+    assert deferred.park(plain, "a") is plain
     assert orjson.loads(encode(types.JSONRPCResponse(jsonrpc="2.0", id="a", result=plain), deferred)) == {
         "jsonrpc": "2.0", "id": "a", "result": plain}
     error = types.JSONRPCError(jsonrpc="2.0", id=3, error=types.ErrorData(code=-32601, message="Method not found"))
     assert encode(error, deferred) == error.model_dump_json(by_alias=True, exclude_unset=True).encode() + b"\n"
 
 
-def test_a_parked_meta_whose_answer_is_never_written_does_not_pile_up():
+def test_every_parked_meta_waits_for_its_answer_however_many_are_pending():
+    # Issue 27.1: a count-based eviction (64) sent samples without their tables, as if whole.
     deferred = DeferredMeta()
-    tokens = [deferred.park(RESULT)["_meta"] for _ in range(MAX_PENDING + 10)]
-    assert len(deferred._pending) == MAX_PENDING
-    dropped = deferred.restore({"content": [], "_meta": tokens[0]})
-    assert "_meta" not in dropped  # its value is gone; the placeholder never reaches the wire
-    assert deferred.restore({"content": [], "_meta": tokens[-1]})["_meta"] == RESULT["_meta"]
+    placeholders = {i: deferred.park(RESULT, i)["_meta"] for i in range(500)}
+    assert len(deferred) == 500
+    for i in reversed(range(500)):
+        assert deferred.restore({"content": [], "_meta": placeholders[i]})["_meta"] == RESULT["_meta"]
+    assert len(deferred) == 0
+
+
+def test_a_cancelled_requests_parked_meta_is_forgotten_and_ids_keep_their_type():
+    deferred = DeferredMeta()
+    as_int, as_text = deferred.park(RESULT, 7)["_meta"], deferred.park(RESULT, "7")["_meta"]
+    assert as_int != as_text  # 7 and "7" are two requests
+    deferred.discard(7)
+    assert len(deferred) == 1 and "_meta" not in deferred.restore({"content": [], "_meta": as_int})
+    assert deferred.restore({"content": [], "_meta": as_text})["_meta"] == RESULT["_meta"]
 
 
 def test_values_orjson_refuses_fall_back_to_pydantic():
@@ -134,7 +144,7 @@ def _same_line_as_before(result):
 
     table = result["_meta"]["acp"]["system_data"].get("table")
     deferred = DeferredMeta()
-    line = encode(types.JSONRPCResponse(jsonrpc="2.0", id=4, result=deferred.park(result)), deferred)
+    line = encode(types.JSONRPCResponse(jsonrpc="2.0", id=4, result=deferred.park(result, 4)), deferred)
     before = orjson.dumps({"jsonrpc": "2.0", "id": 4, "result": _plain(result)}, option=orjson.OPT_APPEND_NEWLINE)
     assert line == before
     return table if isinstance(table, SerializedRows) else None
@@ -188,3 +198,87 @@ def test_multitable_parts_go_out_as_built():
     assert line == orjson.dumps({"jsonrpc": "2.0", "id": 4, "result": _plain(result)}, option=orjson.OPT_APPEND_NEWLINE)
     # the SDK's pydantic dump (HTTP, text-stream stdio) still takes the list
     assert orjson.loads(_pydantic_line(result))["result"] == orjson.loads(line)["result"]
+
+
+def _cpu_ticks(pid: int) -> int:
+    fields = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()
+    return int(fields[11]) + int(fields[12])  # utime + stime
+
+
+def test_a_burst_of_calls_to_a_client_that_reads_nothing_for_a_while_loses_no_table():
+    # Issue 27.1, as a host would: 200 tools/call on one connection, stdout not read until the
+    # server has done all it can (its CPU time stops moving), then every answer must carry its table.
+    import time
+
+    calls = [{"jsonrpc": "2.0", "id": 100 + i, "method": "tools/call", "params": {
+        "name": "extract", "arguments": {"n": 40, "resource_id": "acc1"},
+        "_meta": {"acp": {"credentials": CREDS, "row_limit": 3}}}} for i in range(200)]
+    proc = subprocess.Popen(serve_command(), env=env(), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.DEVNULL)
+    try:
+        proc.stdin.write(_messages(*calls))
+        proc.stdin.flush()
+        last, still = _cpu_ticks(proc.pid), 0
+        for _ in range(600):  # bounded: at most ~60 s; stops once the server is stuck on its full stdout
+            time.sleep(0.1)
+            now = _cpu_ticks(proc.pid)
+            still = still + 1 if now == last else 0
+            last = now
+            if still >= 10 and now > 0:
+                break
+        answers: dict = {}
+        while len(answers) < 201:  # initialize + 200 calls; stdin stays open (its close ends the session)
+            message = orjson.loads(proc.stdout.readline())
+            answers[message.get("id")] = message
+        proc.stdin.close()
+        proc.wait(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    tables = [answers[100 + i]["result"].get("_meta", {}).get("acp", {}).get("system_data") for i in range(200)]
+    assert all(t is not None and len(t["table"]) == 40 for t in tables), sum(t is None for t in tables)
+
+
+async def test_a_burst_of_calls_over_http_with_slow_readers_loses_no_table():
+    # Issue 27.1, the HTTP equivalent: 200 concurrent tools/call POSTs on one session, each body read
+    # only after every request was sent; every answer carries its full table.
+    import anyio
+    import httpx
+    from core_helpers import http_mini
+
+    headers = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
+    init = {"protocolVersion": "2025-11-25", "clientInfo": {"name": "t", "version": "1"},
+            "capabilities": {"experimental": {"acp": {"version": "1.0", "stores_system_data": True}}}}
+    with http_mini() as url:
+        async with httpx.AsyncClient(timeout=120, limits=httpx.Limits(max_connections=200)) as http:
+            answer = await http.post(url, json={"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": init},
+                                     headers=headers)
+            session = {**headers, "Mcp-Session-Id": answer.headers["mcp-session-id"], "Mcp-Protocol-Version": "2025-11-25"}
+            await http.post(url, json={"jsonrpc": "2.0", "method": "notifications/initialized"}, headers=session)
+            sent = anyio.Event()
+            started = 0
+            tables: dict[int, object] = {}
+
+            async def call(i: int) -> None:
+                nonlocal started
+                request = http.build_request("POST", url, headers=session, json={
+                    "jsonrpc": "2.0", "id": i, "method": "tools/call", "params": {
+                        "name": "extract", "arguments": {"n": 40, "resource_id": "acc1"},
+                        "_meta": {"acp": {"credentials": CREDS, "row_limit": 3}}}})
+                response = await http.send(request, stream=True)
+                started += 1
+                if started == 200:
+                    sent.set()
+                await sent.wait()  # nobody reads a body before every request has its response head
+                body = (await response.aread()).decode()
+                await response.aclose()
+                messages = ([orjson.loads(line[5:]) for line in body.splitlines() if line.startswith("data:")]
+                            if body.lstrip().startswith(("event:", "data:")) else [orjson.loads(body)])
+                payload = next(m for m in messages if m.get("id") == i)
+                tables[i] = payload["result"].get("_meta", {}).get("acp", {}).get("system_data")
+
+            async with anyio.create_task_group() as tg:
+                for i in range(200):
+                    tg.start_soon(call, i)
+    assert len(tables) == 200
+    assert all(t is not None and len(t["table"]) == 40 for t in tables.values())  # type: ignore[index]

@@ -30,7 +30,7 @@ def size(tool):
 
 def published(connector_id):
     runtime = ConnectorRuntime(load_connector(connector_id))
-    return runtime, tool_list(runtime)
+    return runtime, tool_list(runtime.state)
 
 
 def bridged(connector_id, source_id, label):

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import sqlite3
+import time
+
 from analytics_acp import (
     BlockSpec,
     CatalogEntry,
@@ -120,6 +123,32 @@ def _boom(args, ctx):
     raise RuntimeError(f"driver exploded with key {ctx.credentials['api_key']}")
 
 
+def _steps(args, ctx):
+    # Progress (issue 28): n steps of an upstream that takes a moment per step; stops when cancelled.
+    n = args.get("n", 20)
+    rows = []
+    for i in range(n):
+        if ctx.cancelled:
+            break
+        time.sleep(args.get("step_s", 0.05))  # the fixture's stand-in for a slow upstream page
+        rows.append({"step": i + 1})
+        ctx.progress(i + 1, n, f"step {i + 1} of {n}")
+    return Extraction(rows=rows, description="Steps.")
+
+
+def _spin(args, ctx):
+    # Cancellation (issue 28): a statement that never ends on its own, interrupted by ctx.on_cancel.
+    conn = sqlite3.connect(":memory:", check_same_thread=False)
+    ctx.on_cancel(conn.interrupt)
+    ctx.progress(0, None, "running")
+    try:
+        count = conn.execute("WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 1e15) "
+                             "SELECT count(*) FROM c").fetchone()[0]
+    finally:
+        conn.close()
+    return Extraction(rows=[{"count": count}], description="Spun.")
+
+
 @hookimpl
 def register_tools(register):
     register(
@@ -148,6 +177,11 @@ def register_tools(register):
                           "table_ref": {"type": "string", "x-acp-input": "table_ref", "description": "Host dataset id."},
                           "column": {"type": "string"}}, "required": ["table_ref", "column"]}))
     register(ToolSpec(name="boom", description="Fails.", run=_boom))
+    register(ToolSpec(name="steps", description="Steps with progress.", kind="extraction", run=_steps,
+                      needs_resource=False, input_schema={"type": "object", "properties": {
+                          "n": {"type": "integer"}, "step_s": {"type": "number"}}}))
+    register(ToolSpec(name="spin", description="Runs until cancelled.", kind="extraction", run=_spin,
+                      needs_resource=False))
 
 
 def _fields(resource_id, ctx):

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import tempfile
+from collections.abc import Callable, Iterable
 from contextlib import ExitStack
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -40,6 +41,23 @@ class Item:
     status: str
     evidence: str
     section: str = ""
+
+
+class _Items(list[Item]):
+    """The items of one run; each one is told to ``on_item`` as soon as it is decided (check prints it then)."""
+
+    def __init__(self, on_item: Callable[[Item], None] | None):
+        super().__init__()
+        self.on_item = on_item
+
+    def append(self, item: Item) -> None:
+        super().append(item)
+        if self.on_item is not None:
+            self.on_item(item)
+
+    def extend(self, items: Iterable[Item]) -> None:
+        for item in items:
+            self.append(item)
 
 
 @dataclass
@@ -104,9 +122,16 @@ async def _http_item(folder: Path, manifest: dict[str, Any], env: dict[str, str]
 
 async def arun_check(target: Target, *, quick: bool = False, credentials: Any = None, config: Any = None,
                      resource_id: str | None = None, sample_calls: Any = None, env: dict[str, str] | None = None,
-                     timeout: float = 90.0) -> list[Item]:
-    """Run the checklist on ``target``; returns one Item per checklist line."""
-    items: list[Item] = []
+                     timeout: float = 90.0, on_step: Callable[[str], None] | None = None,
+                     on_item: Callable[[Item], None] | None = None) -> list[Item]:
+    """Run the checklist on ``target``; returns one Item per checklist line.
+
+    ``on_step`` is told the name of each step as it starts, ``on_item`` each item as soon as it is
+    decided (the kit's items when the kit ends): a caller can show progress and, if it gives up,
+    say where.
+    """
+    items = _Items(on_item)
+    step = on_step or (lambda name: None)
     sec = {k: v[0] for k, v in PACKAGE_ITEMS.items()}
     with ExitStack() as stack:
         tmp = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="analytics-acp-check-")))
@@ -116,7 +141,8 @@ async def arun_check(target: Target, *, quick: bool = False, credentials: Any = 
             try:
                 plan = read_plan(target.zip)
             except (ZipRefused, ManifestError) as exc:
-                return [Item("package.zip", "fail", str(exc), sec["package.zip"])]
+                items.append(Item("package.zip", "fail", str(exc), sec["package.zip"]))
+                return list(items)
             folder = tmp / plan.manifest["id"]
             extract_plan(target.zip, plan, folder)
             where = f"acp.json at {plan.prefix or 'the zip root'}"
@@ -141,6 +167,7 @@ async def arun_check(target: Target, *, quick: bool = False, credentials: Any = 
             items.append(Item("package.acp_json", "n/a", "no server folder (command or URL target).", sec["package.acp_json"]))
             launch = Launch(command=target.command) if target.command else Launch(url=target.url, token=target.token)
         before = _snapshot(folder) if folder is not None else None
+        step("package.starts")
         try:
             started = await probe(launch, env=run_env, timeout=timeout, require_reserved=True,
                                   call_autocontext_data=not quick)
@@ -155,11 +182,12 @@ async def arun_check(target: Target, *, quick: bool = False, credentials: Any = 
         if quick:
             return items
         if folder is not None and manifest is not None:
+            step("package.http_mode")
             items.append(await _http_item(folder, manifest, run_env, timeout))
         else:
             items.append(Item("package.http_mode", "n/a", "no acp.json (command or URL target).", sec["package.http_mode"]))
         items.extend(await _kit_items(launch, folder, credentials=credentials, config=config, resource_id=resource_id,
-                                      sample_calls=sample_calls, env=env))
+                                      sample_calls=sample_calls, env=env, progress=on_step))
         if before is not None and folder is not None:
             after = _snapshot(folder)
             changed = sorted(set(before.items()) ^ set(after.items()))
@@ -169,7 +197,7 @@ async def arun_check(target: Target, *, quick: bool = False, credentials: Any = 
                               else f"{len(before)} files unchanged after every probe.", sec["package.read_only_folder"]))
         else:
             items.append(Item("package.read_only_folder", "n/a", "no server folder to watch.", sec["package.read_only_folder"]))
-    return items
+    return list(items)
 
 
 async def _kit_items(launch: Launch, folder: Path | None, **kwargs: Any) -> list[Item]:
@@ -201,4 +229,100 @@ def failed(items: list[Item]) -> list[Item]:
 def to_json(items: list[Item]) -> str:
     """Machine form (``--json``)."""
     return json.dumps({"ok": not failed(items), "items": [asdict(i) for i in items]}, indent=2, ensure_ascii=False)
+
+
+
+# --- the command: items printed as they are decided, one overall bound, no server left behind ---------
+
+MAX_TIME_S = 600.0  # default bound of a whole run (--max-time); --timeout bounds each request
+HARD_STOP_S = 15.0  # after a signal or the bound, the longest the orderly stop may take before a forced exit
+EXIT_FAIL = 1
+
+
+def item_line(item: Item) -> str:
+    """One human line of the checklist."""
+    return f"{item.status:<4}  {item.item:<40} [{item.section}] {item.evidence}"
+
+
+def run_command(target: Target, *, max_time: float = MAX_TIME_S, json_out: bool = False, out: Any = None,
+                **kwargs: Any) -> int:
+    """``analytics-acp check``: print each item as it is decided and a final verdict; returns the exit code.
+
+    The whole run is bounded by ``max_time`` ("gave up after N s at <step>"); SIGINT/SIGTERM stop it the
+    same orderly way (every server it started is stopped, temp folders removed), exit 128 + signal. A
+    timer forces the exit (stopping any server still alive) if the orderly stop itself hangs.
+    """
+    import os
+    import signal
+    import sys
+    import threading
+
+    out = out or sys.stdout
+    progress_out = sys.stderr if json_out else out
+    decided: list[Item] = []
+    state: dict[str, Any] = {"step": "start", "signal": None}
+
+    def on_step(name: str) -> None:
+        state["step"] = name
+        print(f"..    {name}", file=progress_out, flush=True)
+
+    def on_item(item: Item) -> None:
+        decided.append(item)
+        if not json_out:
+            print(item_line(item), file=out, flush=True)
+
+    def force_exit(code: int) -> None:
+        from analytics_acp.host.stdio import stop_live_servers
+
+        stop_live_servers()
+        os._exit(code)
+
+    def arm(code: int) -> None:
+        timer = threading.Timer(HARD_STOP_S, force_exit, args=(code,))
+        timer.daemon = True
+        timer.start()
+
+    async def main() -> list[Item] | None:
+        result: list[Item] | None = None
+        async with anyio.create_task_group() as tg:
+
+            async def signals() -> None:
+                with anyio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as received:
+                    async for signum in received:
+                        state["signal"] = signum
+                        arm(128 + signum)
+                        tg.cancel_scope.cancel()
+                        return
+
+            tg.start_soon(signals)
+            with anyio.move_on_after(max_time):
+                result = await arun_check(target, on_step=on_step, on_item=on_item, **kwargs)
+            if result is None:
+                arm(EXIT_FAIL)  # the cancelled run is unwinding: its servers are being stopped
+            tg.cancel_scope.cancel()
+        return result
+
+    items = anyio.run(main)
+    if state["signal"] is not None:
+        name = signal.Signals(state["signal"]).name
+        verdict = f"checklist: stopped by {name} at {state['step']} ({len(decided)} items decided)"
+        print(verdict, file=progress_out if json_out else out, flush=True)
+        return 128 + int(state["signal"])
+    if items is None:
+        verdict = f"checklist: gave up after {max_time:g} s at {state['step']} ({len(decided)} items decided)"
+        if json_out:
+            print(json.dumps({"ok": False, "gave_up": verdict, "items": [asdict(i) for i in decided]}, indent=2,
+                             ensure_ascii=False), file=out)
+        else:
+            print(verdict, file=out, flush=True)
+        return EXIT_FAIL
+    if json_out:
+        print(to_json(items), file=out)
+    else:
+        bad = failed(items)
+        counts = {s: sum(1 for i in items if i.status == s) for s in ("pass", "fail", "n/a")}
+        # Not "N passed, N failed": CI reads that phrase as a test-runner summary.
+        print(f"checklist: {counts['pass']} pass, {counts['fail']} fail, {counts['n/a']} n/a"
+              + (f" (failed: {', '.join(i.item for i in bad)})" if bad else ""), file=out, flush=True)
+    return EXIT_FAIL if failed(items) else 0
 

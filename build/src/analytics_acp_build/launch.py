@@ -235,8 +235,8 @@ async def _connect(client_cls: Any, launch: Launch, env: dict[str, str] | None, 
     except ServerFailed:
         raise
     except BaseException as exc:  # noqa: BLE001 - a broken server can fail in any way
-        if isinstance(exc, KeyboardInterrupt | SystemExit):
-            raise
+        if isinstance(exc, KeyboardInterrupt | SystemExit | anyio.get_cancelled_exc_class()):
+            raise  # a cancelled check (its overall bound, a signal) must stop, not report a broken server
         raise ServerFailed(f"The server failed to start or answer: {_flatten(exc)}.{_tail(errlog)}") from None
 
 

@@ -10,21 +10,22 @@ import pytest
 from analytics_acp import InvalidArguments
 from analytics_acp.calls import ConnectorRuntime
 from analytics_acp.plugins import load_connector
+from analytics_acp.runtime_state import RuntimeState
 from analytics_acp.runtime_tools import capability
 from analytics_acp.schemas import validate_config
 from analytics_acp_bigquery import blocks
 from bqworld import DATASET, PROJECT
 
 
-def _runtime() -> ConnectorRuntime:
-    return ConnectorRuntime(load_connector("bigquery", extensions=False))
+def _runtime() -> RuntimeState:
+    return ConnectorRuntime(load_connector("bigquery", extensions=False)).state
 
 
 def test_start_up_does_not_import_google_clients():
     """Start-up (declaration, initialize capability, tools/list) loads no google-cloud-bigquery, google-auth or api_core."""
     code = ("import sys\nfrom analytics_acp.plugins import load_connector\nfrom analytics_acp.calls import ConnectorRuntime\n"
             "from analytics_acp.runtime_tools import capability, tool_list\n"
-            "rt = ConnectorRuntime(load_connector('bigquery', extensions=False))\ncapability(rt)\ntool_list(rt)\n"
+            "rt = ConnectorRuntime(load_connector('bigquery', extensions=False))\ncapability(rt.state)\ntool_list(rt.state)\n"
             "import analytics_acp.cli\n"
             "print(sorted(m for m in sys.modules if m.startswith(('google.cloud', 'google.auth', 'google.oauth2', "
             "'google.api_core', 'google.resumable_media', 'grpc', 'pyarrow'))))")

@@ -89,3 +89,13 @@ def build_fake(server: FakeServer, *, page_size: int = 10_000) -> GA4Fake:
     return fake
 
 
+
+
+def read_to_the_end(extraction: Any) -> Any:
+    """An Extraction as the core finishes it: streamed rows read to the end, then its late
+    ``source``/``extra`` settled (declarations.Extraction), so tests read final values."""
+    from analytics_acp.declarations import settled
+
+    extraction.rows = list(extraction.rows)
+    extraction.source, extraction.extra = settled(extraction.source), settled(extraction.extra)
+    return extraction

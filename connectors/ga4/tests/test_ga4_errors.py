@@ -5,16 +5,14 @@ from __future__ import annotations
 import pytest
 from analytics_acp import CredentialsInvalid, ResourceNotFound, UpstreamError
 from analytics_acp_ga4.report import run_report as _run_report
-from ga4support import OTHER_EMAIL, SA_EMAIL, build_fake
+from ga4support import OTHER_EMAIL, SA_EMAIL, build_fake, read_to_the_end
 from googlefakes import keys
 from googlefakes.server import google_error
 
 
 def run_report(arguments, ctx):
     """The tool, with its streamed rows read to the end (as the core does when it builds the table)."""
-    ex = _run_report(arguments, ctx)
-    ex.rows = list(ex.rows)
-    return ex
+    return read_to_the_end(_run_report(arguments, ctx))
 
 
 RR = r"/v1beta/properties/(\d+):runReport"

@@ -12,15 +12,14 @@ from analytics_acp import ResourceNotFound
 from analytics_acp_ga4.attribution import compare_conversion_models
 from analytics_acp_ga4.cluster import run_report_by_regex_cluster
 from analytics_acp_ga4.report import run_report as _run_report
+from ga4support import read_to_the_end
 
 RR = r"/v1beta/properties/(\d+):runReport$"
 
 
 def run_report(arguments, ctx):
     """The tool, with its streamed rows read to the end (as the core does when it builds the table)."""
-    ex = _run_report(arguments, ctx)
-    ex.rows = list(ex.rows)
-    return ex
+    return read_to_the_end(_run_report(arguments, ctx))
 
 
 def _in_default_window(fact, today):

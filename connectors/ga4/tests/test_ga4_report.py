@@ -7,14 +7,12 @@ import datetime as dt
 import pytest
 from analytics_acp import InvalidArguments
 from analytics_acp_ga4.report import run_report as _run_report
-from ga4support import build_fake
+from ga4support import build_fake, read_to_the_end
 
 
 def run_report(arguments, ctx):
     """The tool, with its streamed rows read to the end (as the core does when it builds the table)."""
-    ex = _run_report(arguments, ctx)
-    ex.rows = list(ex.rows)
-    return ex
+    return read_to_the_end(_run_report(arguments, ctx))
 
 
 def _rr(server):

@@ -10,13 +10,12 @@ from analytics_acp_ga4.funnel import run_funnel_report
 from analytics_acp_ga4.info_tools import check_compatibility, get_metadata
 from analytics_acp_ga4.realtime import run_realtime_report
 from analytics_acp_ga4.report import run_report as _run_report
+from ga4support import read_to_the_end
 
 
 def run_report(arguments, ctx):
     """The tool, with its streamed rows read to the end (as the core does when it builds the table)."""
-    ex = _run_report(arguments, ctx)
-    ex.rows = list(ex.rows)
-    return ex
+    return read_to_the_end(_run_report(arguments, ctx))
 
 
 def test_regex_clusters_are_exact_filtered_requests_first_match_wins(fake, make_ctx, server):

@@ -18,6 +18,7 @@ from .declarations import ConnectorInfo
 from .dirs import cache_dir, tmp_dir
 from .effective import SessionConfig, check_limits, check_meta, check_tables, pick
 from .plugins import LoadedConnector
+from .signals import CallSignals
 
 
 class ReadTableFn(Protocol):
@@ -53,6 +54,7 @@ def build_call_context(
     session: SessionConfig,
     client: ClientInfo,
     read_table: ReadTableFn | None,
+    signals: CallSignals | None = None,
 ) -> CallContext:
     """The ``CallContext`` of one tools/call; raises a typed AcpError for a malformed ``_meta.acp``."""
     check_meta(meta)  # 5.2: same rules and messages as acp/configure
@@ -102,4 +104,5 @@ def build_call_context(
         cache_dir=cache_dir(),
         credential_identity=hashlib.sha256(f"{info.id}\0{identity}".encode()).hexdigest()[:32],
         table_reader=partial(read_table, call_id=call_id) if read_table is not None else None,
+        signals=signals if signals is not None else CallSignals(),
     )

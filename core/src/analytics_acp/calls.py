@@ -1,8 +1,8 @@
 """One tools/call, from ``_meta.acp`` to the three-part result (5.3, 6, 7, 8, 9, 12).
 
-``ConnectorRuntime`` holds what lives as long as the server process: the loaded connector,
-the autocontext engine and caches, the on_first_call tracker and recent-resource store.
-Transport code (runtime.py) hands it the session state and the client capability. Each step
+``ConnectorRuntime`` runs the steps; what lives as long as the server process (the loaded
+connector, the autocontext engine and caches, the on_first_call tracker and recent-resource
+store) is one ``RuntimeState`` (runtime_state.py) that the step modules receive. Transport code (runtime.py) hands it the session state and the client capability. Each step
 has its own module: call_context (effective configuration), reserved_tools (autocontext),
 resource_resolution, preflight (9.2), invoke + finishing (result building), first_call (7.5),
 http_files (8.5 over HTTP).
@@ -21,14 +21,10 @@ import anyio
 
 from . import schemas
 from .argument_limits import check_arguments_size
-from .autocontext import AutocontextEngine
-from .cache import TTLCache
 from .call_context import ReadTableFn, build_call_context, validate_config, validate_credentials
 from .constants import ACP_INLINE_MAX_BYTES, ACP_TOOL_AUTOCONTEXT, ACP_TOOL_AUTOCONTEXT_DATA
 from .context import CallContext, ClientInfo, credentials_missing_message
 from .declarations import ToolSpec
-from .delivery import DeliveryTracker
-from .dirs import cache_dir
 from .effective import SessionConfig, echoable_arguments
 from .envelope import CallRecord, failure
 from .errors import AcpError, CredentialsMissing, InvalidArguments, UpstreamError
@@ -39,9 +35,10 @@ from .plugins import LoadedConnector
 from .preflight import cost_preflight
 from .reserved_tools import run_autocontext, run_autocontext_data
 from .resource_resolution import resolve_resource_off_loop
-from .resources import RecentStore, ResourceListCache
-from .results import BuildSettings, catalog_for_tool, resolve_selection, tables_argument_schema
-from .toolschemas import publish_schema, uses_resource, validate_arguments
+from .results import BuildSettings, catalog_for_tool, resolve_selection
+from .runtime_state import RuntimeState
+from .signals import CallSignals, SendProgress
+from .toolschemas import uses_resource, validate_arguments
 
 log = logging.getLogger("analytics_acp")
 
@@ -57,13 +54,7 @@ class ConnectorRuntime:
     def __init__(self, loaded: LoadedConnector):
         self.loaded = loaded
         self.info = loaded.info
-        directory = cache_dir()
-        self.cache = TTLCache(directory / "autocontext" if directory else None)
-        self.engine = AutocontextEngine(self.info, loaded.blocks, self.cache)
-        self.delivery = DeliveryTracker()
-        self.recent = RecentStore(directory)
-        self.listings = ResourceListCache()
-        self._schemas: dict[str, dict[str, Any]] = {}
+        self.state = RuntimeState.build(loaded)
 
     def configure(self, session: SessionConfig, params: dict[str, Any]) -> tuple[SessionConfig, dict[str, Any]]:
         """acp/configure (5.1): merged session and ``{ok, effective}``; raises before changing anything."""
@@ -76,21 +67,6 @@ class ConnectorRuntime:
         """Every published tool name, the reserved ones first."""
         return [ACP_TOOL_AUTOCONTEXT, ACP_TOOL_AUTOCONTEXT_DATA, *self.loaded.tools]
 
-    def declared_arguments(self, name: str) -> set[str]:
-        """Argument names the connector's own inputSchema of tool ``name`` declares (none for unknown tools)."""
-        tool = self.loaded.tools.get(name)
-        return set(((tool.input_schema if tool else None) or {}).get("properties") or {})
-
-    def published_schema(self, tool: ToolSpec) -> dict[str, Any]:
-        """The inputSchema of one connector tool as the model sees it (cached per tool)."""
-        if tool.name not in self._schemas:
-            tables_property = None
-            catalog = catalog_for_tool(self.info.table_catalog, tool.name)
-            if tool.multitable and catalog:
-                tables_property = tables_argument_schema(catalog, tool.name)
-            self._schemas[tool.name] = publish_schema(self.info, tool, tables_property)
-        return self._schemas[tool.name]
-
     async def call(
         self,
         name: str,
@@ -100,6 +76,7 @@ class ConnectorRuntime:
         client: ClientInfo,
         read_table: ReadTableFn | None = None,
         file_url: Callable[[Path], str] | None = None,
+        send_progress: SendProgress | None = None,
     ) -> dict[str, Any]:
         """Run one tools/call and return the CallToolResult dict. Never raises for tool errors (12.1)."""
         arguments = dict(arguments or {})
@@ -109,19 +86,19 @@ class ConnectorRuntime:
             connector_id=self.info.id,
             tool=name,
             kind=self._kind(name),
-            arguments=echoable_arguments(arguments, self.declared_arguments(name)),
+            arguments=echoable_arguments(arguments, self.state.declared_arguments(name)),
             row_limit=d.row_limit,
             cost_limit_usd=d.cost_limit_usd,
         )
         ctx: CallContext | None = None
         try:
             check_arguments_size(name, arguments)
-            ctx = build_call_context(self.loaded, name, meta, session, client, read_table)
+            ctx = build_call_context(self.loaded, name, meta, session, client, read_table, CallSignals(send_progress))
             record.row_limit, record.cost_limit_usd = ctx.row_limit, ctx.cost_limit_usd
             if name == ACP_TOOL_AUTOCONTEXT:
-                return await run_autocontext(self, arguments, ctx, record)
+                return await run_autocontext(self.state, arguments, ctx, record)
             if name == ACP_TOOL_AUTOCONTEXT_DATA:
-                return await run_autocontext_data(self, arguments, ctx, record)
+                return await run_autocontext_data(self.state, arguments, ctx, record)
             tool = self.loaded.tools.get(name)
             if tool is None:
                 raise InvalidArguments(
@@ -157,7 +134,7 @@ class ConnectorRuntime:
 
     async def _run_tool(self, tool: ToolSpec, args: dict[str, Any], ctx: CallContext, record: CallRecord,
                         file_url: Callable[[Path], str] | None) -> dict[str, Any]:
-        validate_arguments(self.published_schema(tool), args)
+        validate_arguments(self.state.published_schema(tool), args)
         # Credentials first: without them there is no resource to default to or list (and a plain MCP
         # client learns why its _meta.acp was ignored, 2.2).
         if tool.needs_credentials and credentials_needed(self.info.credentials_schema) and not ctx.credentials:
@@ -190,7 +167,8 @@ class ConnectorRuntime:
         def innermost(tool: ToolSpec, arguments: dict[str, Any], ctx: CallContext) -> Any:
             return invoke_tool(tool, arguments, ctx, finish)  # the awaitable that around_tool_call wrappers wrap
 
-        outcome = await self.loaded.hook.around_tool_call.call_extra(
-            [innermost], {"tool": tool, "arguments": args, "ctx": ctx}
-        )
-        return await respond(self, outcome, ctx, record, file_url)
+        async with ctx.signals.running():  # progress sent while it runs; a cancel interrupts it (signals.py)
+            outcome = await self.loaded.hook.around_tool_call.call_extra(
+                [innermost], {"tool": tool, "arguments": args, "ctx": ctx}
+            )
+        return await respond(self.state, outcome, ctx, record, file_url)

@@ -81,14 +81,15 @@ def _serve(target: str | ModuleType, http: bool, host: str, port: int | None) ->
     import anyio
 
     from .runtime import serve_stdio
-    from .stopping import install_stop_handlers
+    from .stopping import EofExit, install_stop_handlers
 
     install_stop_handlers(acp.shutdown)
-
+    eof_exit = EofExit(acp.shutdown)  # stdin closed: calls still waiting on an upstream cannot keep serve alive
     try:
-        anyio.run(serve_stdio, acp)
+        anyio.run(serve_stdio, acp, eof_exit)
     except KeyboardInterrupt:
         pass
+    eof_exit.served()
     return 0
 
 

@@ -16,6 +16,7 @@ import anyio.from_thread
 
 from . import access
 from .errors import CredentialsMissing, HostTablesUnsupported, ResourceRequired
+from .signals import CallSignals
 
 
 @dataclass
@@ -81,7 +82,8 @@ class CallContext:
     ``credential_identity`` is the hashed identity that partitions caches (7.4, 10.1.5),
     ``table_reader`` is how ``read_table`` reaches the host (``acp/read_table``, 8.8).
     Tools use the fields and the methods ``require_credentials``, ``require_resource_id``, ``check_access``,
-    ``read_table`` / ``read_table_sync`` and the property ``state_key``.
+    ``read_table`` / ``read_table_sync``, ``progress`` / ``on_cancel`` / ``cancelled`` (signals.py) and the
+    property ``state_key``.
     """
 
     connector_id: str
@@ -109,6 +111,20 @@ class CallContext:
     cost_estimate_usd: float = 0  # set by the cost preflight (9.2) before a paid tool runs
     credential_identity: str = ANONYMOUS_IDENTITY  # a hash, never the secret itself (7.4, 10.1.5)
     table_reader: ReadTable | None = field(default=None, repr=False, compare=False)
+    signals: CallSignals = field(default_factory=CallSignals, repr=False, compare=False)
+
+    def progress(self, done: float, total: float | None = None, message: str | None = None) -> None:
+        """Report progress (rows fetched of ``total``, pages, steps); sent only when the client asked for it."""
+        self.signals.progress(done, total, message)
+
+    def on_cancel(self, callback: Callable[[], Any]) -> None:
+        """Run ``callback`` when the client cancels this call (e.g. the database connection's ``interrupt``)."""
+        self.signals.on_cancel(callback)
+
+    @property
+    def cancelled(self) -> bool:
+        """True once the client cancelled this call: stop at the next page, batch or step."""
+        return self.signals.cancelled
 
     def require_credentials(self) -> dict[str, Any]:
         """The credentials, or ACP_CREDENTIALS_MISSING (10.3) when the host sent none."""

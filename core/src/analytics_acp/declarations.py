@@ -276,6 +276,9 @@ class Extraction:
     tuples/lists in that column order instead of dicts (cheaper for big tables).
     ``headers`` are declared types; missing columns are inferred (8.6).
     ``dates`` are resolved YYYY-MM-DD; None means "today's local date".
+    ``source`` and ``extra`` may be zero-argument callables: the core calls each once, after it
+    consumed every row, so a streamed extraction reports facts known only at its end (pages
+    fetched, quota spent) without changing anything it already returned (``settled``).
     """
 
     rows: Iterable[Any]
@@ -287,10 +290,15 @@ class Extraction:
     totals: dict[str, Any] | None = None
     extra: Any = None
     warnings: list[str] = field(default_factory=list)
-    source: dict[str, Any] | None = None
+    source: dict[str, Any] | Callable[[], dict[str, Any] | None] | None = None
     cost_actual_usd: float | None = 0
     arguments: dict[str, Any] | None = None  # effective arguments (with defaults applied), for system_info
     cached: bool | None = None
+
+
+def settled(value: Any) -> Any:
+    """``value()`` for a late value (a zero-argument callable of ``Extraction.source``/``extra``), else ``value``."""
+    return value() if callable(value) else value
 
 
 @dataclass
@@ -314,6 +322,7 @@ class MultiExtraction:
 
     Tables of the catalog that were not selected may be included (their row counts feed
     ``not_extracted``) or left out by the tool (then they are simply not reported).
+    ``source`` may be a zero-argument callable, called after every table was consumed.
     """
 
     tables: list[TableOutput]
@@ -323,7 +332,7 @@ class MultiExtraction:
     manifest: Any = None
     extra: Any = None
     warnings: list[str] = field(default_factory=list)
-    source: dict[str, Any] | None = None
+    source: dict[str, Any] | Callable[[], dict[str, Any] | None] | None = None
     cost_actual_usd: float | None = 0
     arguments: dict[str, Any] | None = None
 

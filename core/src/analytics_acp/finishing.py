@@ -8,19 +8,17 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from .context import CallContext
-from .declarations import Extraction, Info, MultiExtraction, ToolSpec
+from .declarations import Extraction, Info, MultiExtraction, ToolSpec, settled
 from .effective import echoable_arguments
 from .envelope import CallRecord, success
 from .errors import UpstreamError
 from .first_call import attach_on_first_call
 from .http_files import map_files
 from .results import BuildSettings, Built, build_extraction, build_multitable
-
-if TYPE_CHECKING:  # pragma: no cover
-    from .calls import ConnectorRuntime
+from .runtime_state import RuntimeState
 
 
 def finish_output(tool: ToolSpec, settings: BuildSettings, raw: Any) -> tuple[Any, Built | None]:
@@ -34,17 +32,17 @@ def finish_output(tool: ToolSpec, settings: BuildSettings, raw: Any) -> tuple[An
     return raw if isinstance(raw, Info) else Info(data=raw), None
 
 
-async def respond(rt: ConnectorRuntime, outcome: tuple[Any, Built | None], ctx: CallContext, record: CallRecord,
+async def respond(state: RuntimeState, outcome: tuple[Any, Built | None], ctx: CallContext, record: CallRecord,
                   file_url: Callable[[Path], str] | None) -> dict[str, Any]:
     """The CallToolResult of a finished call: messages, warnings, counts, on_first_call, system_data."""
     out, built = outcome
     record.warnings.extend(getattr(out, "warnings", []) or [])
     if out.arguments:
-        record.arguments.update(echoable_arguments(out.arguments, rt.declared_arguments(record.tool)))
+        record.arguments.update(echoable_arguments(out.arguments, state.declared_arguments(record.tool)))
     record.title = out.title
-    record.source = out.source
+    record.source = settled(out.source)  # after the rows: a streamed extraction's last facts
     if ctx.resource_id:
-        rt.recent.record(ctx.credential_identity, ctx.resource_id)
+        state.recent.record(ctx.credential_identity, ctx.resource_id)
     if built is None:  # info tool
         record.warnings.extend(ctx.warnings)
         return success(record, out.data)
@@ -60,7 +58,7 @@ async def respond(rt: ConnectorRuntime, outcome: tuple[Any, Built | None], ctx: 
     model_response = built.model_response
     if record.warnings:
         model_response["warnings"] = list(record.warnings)
-    await attach_on_first_call(rt, ctx, record, model_response)
+    await attach_on_first_call(state, ctx, record, model_response)
     system_data = built.system_data
     if file_url is not None and system_data is not None:
         system_data = map_files(system_data, file_url)

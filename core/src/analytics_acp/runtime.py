@@ -38,6 +38,7 @@ from .plugins import LoadedConnector
 from .requestids import ScreenedLines
 from .runtime_tools import capability, tool_list
 from .server_stdio import DeferredMeta
+from .signals import SendProgress
 from .tablefile import read_table_uri
 
 log = logging.getLogger("analytics_acp")
@@ -127,7 +128,7 @@ class AcpServer:
             result = dict(result)
             caps = dict(result.get("capabilities") or {})
             experimental = dict(caps.get("experimental") or {})
-            experimental[ACP_KEY] = capability(self.runtime)
+            experimental[ACP_KEY] = capability(self.runtime.state)
             caps["experimental"] = experimental
             result["capabilities"] = caps
         return result
@@ -137,7 +138,7 @@ class AcpServer:
 
     async def _list_tools(self, ctx: Any, params: Any) -> types.ListToolsResult:
         if self._tools is None:
-            self._tools = types.ListToolsResult(tools=[types.Tool.model_validate(t) for t in tool_list(self.runtime)])
+            self._tools = types.ListToolsResult(tools=[types.Tool.model_validate(t) for t in tool_list(self.runtime.state)])
         return self._tools
 
     async def _configure(self, ctx: Any, params: _OpenParams) -> dict[str, Any]:
@@ -167,10 +168,11 @@ class AcpServer:
             request = getattr(ctx, "request", None)
             file_url = self.file_url_factory(request)
         result = await self.runtime.call(
-            params.name, params.arguments, meta, session, client, read_table=read_table, file_url=file_url
+            params.name, params.arguments, meta, session, client, read_table=read_table, file_url=file_url,
+            send_progress=_progress_sender(ctx),
         )
         if self.deferred_meta is not None:  # the big free-form _meta skips the SDK's pydantic passes
-            result = self.deferred_meta.park(result)
+            result = self.deferred_meta.park(result, ctx.request_id)
         return result
 
     def shutdown(self) -> None:
@@ -179,6 +181,19 @@ class AcpServer:
             self.loaded.hook.connector_shutdown()
         except Exception:  # shutting down anyway
             log.exception("connector_shutdown failed")
+
+
+def _progress_sender(ctx: Any) -> SendProgress | None:
+    """How this request's progress reaches the client: ``notifications/progress`` with its token, if it sent one."""
+    meta = ctx.meta if isinstance(ctx.meta, dict) else {}
+    token = meta.get("progress_token", meta.get("progressToken"))  # the SDK hands _meta over snake_cased
+    if not isinstance(token, str | int) or isinstance(token, bool):
+        return None
+
+    async def send(done: float, total: float | None, message: str | None) -> None:
+        await ctx.session.send_progress_notification(token, done, total, message, related_request_id=ctx.request_id)
+
+    return send
 
 
 async def _read_table(ctx: Any, ref: str, call_id: str | None) -> HostTable:
@@ -220,19 +235,20 @@ def build_server(loaded: LoadedConnector) -> AcpServer:
     return AcpServer(loaded)
 
 
-async def serve_stdio(acp: AcpServer) -> None:
+async def serve_stdio(acp: AcpServer, on_eof: Callable[[], None] | None = None) -> None:
     """Serve over stdio in the handshake era (3.2): stdout carries only protocol messages.
 
     stdin is read here (not by the SDK) so that requests with an invalid id get an answer
     (requestids.py); like the SDK, fd 0 points at the null device while serving so a child
-    process (a driver, a browser) cannot read protocol bytes.
+    process (a driver, a browser) cannot read protocol bytes. ``on_eof`` is called when stdin ends
+    (stopping.EofExit bounds how long calls still running may keep the process).
     """
     from mcp.server.runner import serve_loop
 
     if server_stdio.usable():  # our transport: same fd claim, invalid ids screened, orjson writes
         acp.deferred_meta = server_stdio.DeferredMeta()
         try:
-            async with server_stdio.stdio_server(acp.deferred_meta) as (read, write):
+            async with server_stdio.stdio_server(acp.deferred_meta, on_eof=on_eof) as (read, write):
                 await serve_loop(acp.server, read, write, lifespan_state={})
         finally:
             acp.deferred_meta = None

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from .constants import ACP_PROTOCOL_VERSION, ACP_TOOL_AUTOCONTEXT, ACP_TOOL_AUTOCONTEXT_DATA
+from .runtime_state import RuntimeState
 from .toolschemas import (
     AUTOCONTEXT_DATA_DESCRIPTION,
     AUTOCONTEXT_DATA_DESCRIPTION_NO_RESOURCE,
@@ -14,11 +15,8 @@ from .toolschemas import (
     uses_resource,
 )
 
-if TYPE_CHECKING:  # pragma: no cover
-    from .calls import ConnectorRuntime
 
-
-def capability(runtime: ConnectorRuntime) -> dict[str, Any]:
+def capability(runtime: RuntimeState) -> dict[str, Any]:
     """``capabilities.experimental.acp`` of 4.2, from the connector's declaration."""
     info = runtime.info
     cap: dict[str, Any] = {
@@ -37,7 +35,7 @@ def capability(runtime: ConnectorRuntime) -> dict[str, Any]:
     return cap
 
 
-def tool_list(runtime: ConnectorRuntime) -> list[dict[str, Any]]:
+def tool_list(runtime: RuntimeState) -> list[dict[str, Any]]:
     """tools/list: autocontext and autocontext_data always, then the connector's tools (2, 7.2, 7.3)."""
     ac_schema, data_schema = autocontext_schemas(runtime.info, runtime.loaded.blocks)
     resources = uses_resource(runtime.info)

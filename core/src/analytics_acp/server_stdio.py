@@ -25,12 +25,10 @@ except while the server waits for the client's answer to its own request (a big 
 
 from __future__ import annotations
 
-import itertools
 import os
 import stat
 import sys
 import threading
-from collections import OrderedDict
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager, suppress
 from typing import Any
@@ -48,29 +46,32 @@ from .requestids import head, invalid_id_error
 from .results.table import SerializedRows
 
 DEFERRED_KEY = "analytics_acp/deferred-meta"
-MAX_PENDING = 64  # parked _meta of requests whose answer is never written (cancelled) are dropped past this
 READ_CHUNK = 1 << 16
 
 
 class DeferredMeta:
-    """``_meta`` values parked between the tools/call handler and the write path (token -> value)."""
+    """``_meta`` values parked between the tools/call handler and the write path, keyed by request id.
+
+    An entry lives until its answer is written, or its request is cancelled (``notifications/cancelled``:
+    no answer comes), or the connection ends (this object dies with it). There is no count-based
+    eviction: dropping one would send a sample without its table as if it were whole. Memory is
+    bounded by backpressure instead: the write stream has no buffer, so while the client reads
+    nothing, finished handlers wait on it and the server holds exactly the answers it owes.
+    """
 
     def __init__(self) -> None:
-        self._pending: OrderedDict[str, Any] = OrderedDict()
+        self._pending: dict[str, Any] = {}
         self._lock = threading.Lock()
-        self._tokens = itertools.count(1)
 
-    def park(self, result: dict[str, Any]) -> dict[str, Any]:
-        """The result with its ``_meta`` replaced by a placeholder (unchanged if it has none)."""
+    def park(self, result: dict[str, Any], request_id: Any) -> dict[str, Any]:
+        """The result with its ``_meta`` replaced by a placeholder naming ``request_id`` (unchanged if it has none)."""
         meta = result.get("_meta")
         if not isinstance(meta, dict) or not meta:
             return result
-        token = f"m{next(self._tokens)}"
+        key = _key(request_id)
         with self._lock:
-            self._pending[token] = meta
-            while len(self._pending) > MAX_PENDING:
-                self._pending.popitem(last=False)
-        return {**result, "_meta": {DEFERRED_KEY: token}}
+            self._pending[key] = meta
+        return {**result, "_meta": {DEFERRED_KEY: key}}
 
     def restore(self, result: dict[str, Any]) -> dict[str, Any]:
         """The result with its parked ``_meta`` back (a result without a placeholder is returned as is)."""
@@ -85,6 +86,20 @@ class DeferredMeta:
         else:
             out["_meta"] = real
         return out
+
+    def discard(self, request_id: Any) -> None:
+        """Forget the parked ``_meta`` of a cancelled request (its answer is never written)."""
+        with self._lock:
+            self._pending.pop(_key(request_id), None)
+
+    def __len__(self) -> int:
+        with self._lock:
+            return len(self._pending)
+
+
+def _key(request_id: Any) -> str:
+    # JSON-RPC ids 7 and "7" are different requests.
+    return f"{type(request_id).__name__}:{request_id}"
 
 
 def _fragment(part: Any) -> Any:
@@ -189,12 +204,15 @@ def _claimed_fd(fd: int, stream: Any, mode: str, diversion: Callable[[], int]) -
 
 
 @asynccontextmanager
-async def stdio_server(deferred: DeferredMeta | None = None, max_line: int = ACP_MAX_MESSAGE_BYTES) -> AsyncIterator[tuple[Any, Any]]:
+async def stdio_server(
+    deferred: DeferredMeta | None = None, max_line: int = ACP_MAX_MESSAGE_BYTES, on_eof: Callable[[], None] | None = None
+) -> AsyncIterator[tuple[Any, Any]]:
     """Serve MCP over this process's stdin/stdout; yields the (read, write) streams serve_loop takes.
 
     A line longer than ``max_line`` is answered with a JSON-RPC error (its id when the line's first bytes
     name it before ``params``, else null) and dropped unparsed,
-    unless the server is waiting for the client's answer to one of its own requests.
+    unless the server is waiting for the client's answer to one of its own requests. ``on_eof`` is
+    called once stdin has ended (the client is gone), while calls may still be running.
     """
     release_in = release_out = None
     try:
@@ -223,11 +241,22 @@ async def stdio_server(deferred: DeferredMeta | None = None, max_line: int = ACP
                 message = parse(line)
                 if isinstance(message, SessionMessage) and isinstance(message.message, types.JSONRPCResponse | types.JSONRPCError):
                     awaiting.discard(message.message.id)
+                elif (deferred is not None and isinstance(message, SessionMessage)
+                      and isinstance(message.message, types.JSONRPCNotification)
+                      and message.message.method == "notifications/cancelled"):
+                    deferred.discard((message.message.params or {}).get("requestId"))  # its answer never comes
                 await read_writer.send(message)
             else:
                 await write_stream.send(SessionMessage(types.JSONRPCError.model_validate(error)))
 
         async def reader() -> None:
+            try:
+                await _read_lines()
+            finally:
+                if on_eof is not None:
+                    on_eof()
+
+        async def _read_lines() -> None:
             pending: list[bytes] = []  # pieces of a line longer than one read (big host tables)
             size = 0  # bytes in pending
             dropping = False  # the rest of a refused line is read and dropped, never held whole

@@ -13,8 +13,8 @@ from .errors import InvalidArguments
 
 # Published on every server and, through a host such as the bridge, once per source: brief (issue 23.3).
 AUTOCONTEXT_DESCRIPTION = (
-    "Call this first: without resource_id it lists the resources you can use; with one, the schema, key fields, "
-    "frequent values and date ranges a correct request needs."
+    "Call this first: without resource_id, the resources you can use; with one, the schema, key fields, frequent "
+    "values and date ranges a request needs."
 )
 AUTOCONTEXT_DATA_DESCRIPTION = "Lists the autocontext blocks (id, content), for resource_id if given."
 # A server without resources (resource_id format "none", 6.1) has no resource list to offer.

@@ -43,6 +43,17 @@ class BridgeClient:
         is_error, texts, _ = await self.call(name, arguments)
         return is_error, json.loads(texts[0]), texts[1:]
 
+    async def sources_settled(self, bound_s: float = 120.0) -> dict:
+        """acp_sources once no source is ``starting`` any more (it answers at once; polled, bounded)."""
+        import anyio
+
+        with anyio.fail_after(bound_s):
+            while True:
+                _, report, _ = await self.call_json("acp_sources")
+                if all(s["status"] != "starting" for s in report["sources"]):
+                    return report
+                await anyio.sleep(0.1)
+
 
 @asynccontextmanager
 async def open_bridge(project: Path, root: Path | None = None, sources: Path | None = None, env: dict | None = None,

@@ -21,6 +21,8 @@ def test_bridge_cli_defaults(tmp_path, monkeypatch):
 
 
 def test_bridge_cli_print_config(tmp_path, capsys):
+    (tmp_path / "root").mkdir()
+    (tmp_path / "root" / "sources.json").write_text('{"sources": []}', encoding="utf-8")
     assert main(["--print-config", "--project", str(tmp_path), "--root", str(tmp_path / "root")]) == 0
     config = json.loads(capsys.readouterr().out)
     entry = config["mcpServers"]["acp-bridge"]

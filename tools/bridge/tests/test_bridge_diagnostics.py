@@ -26,12 +26,12 @@ async def test_source_problems_on_stderr_in_acp_sources_and_in_calls(tmp_path, w
     log_path = tmp_path / "bridge.stderr"
     with open(log_path, "w", encoding="utf-8") as errlog:
         async with bridge(project, errlog=errlog) as client:
-            _, report, _ = await client.call_json("acp_sources")  # waits for the start-up probe (bounded)
+            report = await client.sources_settled()  # acp_sources answers at once; the probe runs in the background
             by_id = {s["id"]: s for s in report["sources"]}
             assert by_id["ok"]["status"] == "ok"
             assert by_id["gone"]["status"] == "error"
-            assert "ACP_CREDENTIALS_INVALID" in by_id["gone"]["error"] and "missing.sqlite" in by_id["gone"]["error"]
-            assert by_id["neg"]["status"] == "error" and "row_limit" in by_id["neg"]["error"]
+            assert by_id["gone"]["error"]["name"] == "ACP_CREDENTIALS_INVALID" and "missing.sqlite" in by_id["gone"]["error"]["message"]
+            assert by_id["neg"]["status"] == "error" and "row_limit" in by_id["neg"]["error"]["message"]
 
             is_error, answer, _ = await client.call_json("neg__execute_sql", {"sql": "SELECT 1"})
             message = answer["error"]["message"]

@@ -32,7 +32,7 @@ def test_bridge_exposure_names_and_descriptions():
     wire, route = rewrite_tool(SQL_TOOL, "ventas", "Ventas (SQLite)", "SQL databases", extraction=True)
     assert wire["name"] == "ventas__execute_sql" and route.tool == "execute_sql" and route.source == "ventas"
     assert wire["description"].startswith("[Ventas (SQLite) · SQL databases] Run a read-only SQL query.")
-    assert wire["description"].endswith(f"\n\n{EXTRACTION_NOTE}") and "full table is saved in acp-data" in EXTRACTION_NOTE
+    assert wire["description"].endswith(f"\n\n{EXTRACTION_NOTE}") and "Full table saved in acp-data" in EXTRACTION_NOTE
     props = wire["inputSchema"]["properties"]
     assert set(props) == {"sql", "resource_id", "start_date", "end_date"}
     # The bridge fills the markers itself: said once, on the templated argument; dates described once.

@@ -85,7 +85,7 @@ async def test_bridge_fixture_sources_share_one_process_and_secrets_never_leak(t
         is_error, cost, notes = await client.call_json("fx__priced")
         assert is_error and cost["error"]["name"] == "ACP_COST_LIMIT_EXCEEDED"  # cost_limit_usd 0 by default (9.2)
         assert "cost_limit_usd" in notes[0] and "sources.json" in notes[0]
-        _, report, _ = await client.call_json("acp_sources")
+        report = await client.sources_settled()
         entry = {s["id"]: s for s in report["sources"]}
         assert entry["fx"]["status"] == "ok" and entry["fx"]["has_credentials"] is True
         assert "fx__multi" in entry["fx"]["tools"] and entry["fx"]["limits"] == {"row_limit": 5}
@@ -182,11 +182,11 @@ async def test_bridge_fixture_sources_errors_are_reported(tmp_path, fixture_root
     async with bridge(project, fixture_root, sources=fixture_root / "mixed.json") as client:
         tools = await client.tools()
         assert "fx__whoami" in tools and not any(t.startswith(("nope__", "noenv__")) for t in tools)
-        _, report, _ = await client.call_json("acp_sources")
+        report = await client.sources_settled()
         by_id = {s["id"]: s for s in report["sources"]}
         assert by_id["fx"]["status"] == "ok"
-        assert by_id["nope"]["status"] == "error" and "not installed" in by_id["nope"]["error"]
-        assert by_id["noenv"]["status"] == "error" and "BRIDGE_FX_UNSET is not set" in by_id["noenv"]["error"]
+        assert by_id["nope"]["status"] == "error" and "not installed" in by_id["nope"]["error"]["message"]
+        assert by_id["noenv"]["status"] == "error" and "BRIDGE_FX_UNSET is not set" in by_id["noenv"]["error"]["message"]
 
 
 async def test_bridge_fixture_servers_that_fail_to_start(tmp_path, fixture_root, bridge, write_sources):
@@ -205,10 +205,10 @@ async def test_bridge_fixture_servers_that_fail_to_start(tmp_path, fixture_root,
     async with bridge(project, fixture_root, env={"ACP_BRIDGE_START_TIMEOUT": "15"}) as client:
         tools = await client.tools()
         assert "fx__whoami" in tools and not any(t.startswith(("a__", "b__")) for t in tools)
-        _, report, _ = await client.call_json("acp_sources")
+        report = await client.sources_settled()
         by_id = {s["id"]: s for s in report["sources"]}
-        assert by_id["a"]["status"] == "error" and "did not start" in by_id["a"]["error"]
-        assert by_id["b"]["status"] == "error" and "within 15 s" in by_id["b"]["error"]
+        assert by_id["a"]["status"] == "error" and "did not start" in by_id["a"]["error"]["message"]
+        assert by_id["b"]["status"] == "error" and "within 15 s" in by_id["b"]["error"]["message"]
         is_error, who, _ = await client.call_json("fx__whoami")
         assert not is_error and who["account"] == "a"
 

@@ -43,7 +43,7 @@ async def test_plain_mcp_and_other_major_servers_get_nothing_of_acp(tmp_path, wr
         for sid in ("plainmcp", "future", "minor"):
             is_error, response, _ = await client.call_json(f"{sid}__hello", {})
             assert not is_error and response == {"hello": "world"}, sid
-        _, report, _ = await client.call_json("acp_sources", {})
+        report = await client.sources_settled()  # the start-up probe has answered
     by_id = {s["id"]: s for s in report["sources"]}
     assert by_id["plainmcp"]["protocol"] == "mcp" and by_id["plainmcp"]["status"] == "ok"
     assert "does not announce capabilities.experimental.acp" in by_id["plainmcp"]["protocol_reason"]

@@ -22,7 +22,7 @@ PACKAGE_DIR = Path(__file__).resolve().parents[2]
 
 # Repeated in every tool's resource_id (6.2): brief (issue 23.3); backticks, '/' and domain-scoped projects
 # are normalized (resource_ids.py).
-RESOURCE_DESCRIPTION = "<project>[.<dataset>[.<table>]]; a table may be a wildcard (events_*: date shards)."
+RESOURCE_DESCRIPTION = "<project>[.<dataset>[.<table>]]; tables may be wildcards (events_*)."
 
 CONFIG_SCHEMA: dict[str, Any] = {
     "type": "object",
@@ -150,7 +150,7 @@ def tool_specs() -> list[ToolSpec]:
         "description": "One GoogleSQL SELECT.",
     }
     window = {
-        "start_date": {"type": "string", "description": "Fills {{start_date}} if the host did not: YYYY-MM-DD, NdaysAgo, yesterday or today."},
+        "start_date": {"type": "string", "description": "Fills {{start_date}}: YYYY-MM-DD, NdaysAgo, yesterday or today."},
         "end_date": {"type": "string", "description": "Fills {{end_date}}, same forms."},
     }
     return [
@@ -187,7 +187,7 @@ def tool_specs() -> list[ToolSpec]:
                                   "description": "Id of a host dataset or report (the host resolves the rows)."},
                     "table": {"type": "string", "description": "<table> (in the resource's dataset), <dataset>.<table> or <project>.<dataset>.<table>."},
                     "create_if_missing": {"type": "boolean", "default": False,
-                                          "description": "Create it from the dataset's typed headers if absent."},
+                                          "description": "Create it from the dataset's types if absent."},
                 },
                 "required": ["table_ref", "table"],
             },

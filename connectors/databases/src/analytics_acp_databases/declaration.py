@@ -18,7 +18,7 @@ PACKAGE_DIR = Path(__file__).resolve().parents[2]
 SERVER_DIALECTS = ["postgresql", "mysql", "mariadb"]
 
 # Repeated in every tool's resource_id (6.2): brief; autocontext lists ready-to-use ids (issue 23.3).
-RESOURCE_DESCRIPTION = "<database>[.<schema>[.<table>]]; a SQLite/DuckDB <database> is the file name sans extension."
+RESOURCE_DESCRIPTION = "<database>[.<schema>[.<table>]]; SQLite/DuckDB: the file name sans extension."
 
 CREDENTIALS_SCHEMA: dict[str, Any] = {
     "oneOf": [
@@ -242,7 +242,7 @@ def tool_specs() -> list[ToolSpec]:
                         "type": "string",
                         "description": "Target table, relative to resource_id or a full id.",
                     },
-                    "create_if_missing": {"type": "boolean", "default": False, "description": "Create it from the dataset's typed headers if absent."},
+                    "create_if_missing": {"type": "boolean", "default": False, "description": "Create it from the dataset's types if absent."},
                     "mode": {"type": "string", "enum": ["append", "replace"], "default": "append", "description": "replace empties the table first (access_mode full)."},
                 },
                 "required": ["table_ref", "table"],

@@ -86,7 +86,6 @@ def run_report_by_regex_cluster(arguments: dict[str, Any], ctx: CallContext) -> 
     overall = fetch_report(ctx, property_id, metrics=metrics, dimensions=[], ranges=[date_range(start, end)], limit=1)
     if overall.totals:
         totals = overall.totals[0]["values"]
-    last.pages = pages + overall.pages
     effective = {**arguments, "dimension": dimension, "metrics": metrics, "dimensions": breakdown, "start_date": start,
                  "end_date": end}
     desc = describe(property_id, metrics, ["cluster", *breakdown], {}) + (
@@ -95,4 +94,5 @@ def run_report_by_regex_cluster(arguments: dict[str, Any], ctx: CallContext) -> 
     return Extraction(rows=rows, columns=[h.name for h in headers], headers=headers, description=desc,
                       title=f"GA4 {property_id} · {dimension} clusters · {start}→{end}", dates=[s, e],
                       totals=totals or None, extra={"quota": last.quota} if last.quota else None, warnings=warnings,
-                      arguments=effective, source=source(property_id, "analyticsdata.v1beta.runReport", last))
+                      arguments=effective,
+                      source=source(property_id, "analyticsdata.v1beta.runReport", last, pages=pages + overall.pages))

@@ -104,7 +104,7 @@ class ReportPager:
     ``start()`` reads the first page (headers, totals, warnings, rowCount); ``rows()`` then yields
     every row, fetching the next pages as it goes, so a big report streams into the core's table file
     instead of sitting in memory. A page that fails raises from ``rows()``: the call fails, never a
-    partial table presented as whole (12.1). ``source``/``quota`` dicts are updated in place as pages arrive.
+    partial table presented as whole (12.1). ``quota`` (the pager's own) adds up as pages arrive.
     """
 
     def __init__(self, ctx: CallContext, property_id: str, *, metrics: list[str], dimensions: list[str], ranges: list[Any],
@@ -257,19 +257,20 @@ def run_report(arguments: dict[str, Any], ctx: CallContext) -> Extraction:
     if limit is not None and report.row_count > limit:
         warnings.append(f"Extracted the first {limit} of {report.row_count} rows (limit {limit}).")
     totals, extra = _split_totals(report)
-    src = source(property_id, "analyticsdata.v1beta.runReport", report)
-    extra["quota"] = src["property_quota"] = pager.quota  # the same dict, filled as pages arrive
 
-    def rows() -> Iterator[list[Any]]:
-        # Streams into the core's table file; pages and quota are final once the rows are consumed.
-        yield from pager.rows()
-        src["pages"] = report.pages
+    # Pages and quota are known only once the rows (streamed into the core's table file) are consumed:
+    # source and extra are handed over as callables the core calls then (declarations.Extraction).
+    def final_source() -> dict[str, Any]:
+        return {**source(property_id, "analyticsdata.v1beta.runReport", report), "property_quota": dict(pager.quota)}
+
+    def final_extra() -> dict[str, Any]:
+        return {**extra, "quota": dict(pager.quota)}
 
     return Extraction(
-        rows=rows(), columns=report.columns, headers=report.headers,
+        rows=pager.rows(), columns=report.columns, headers=report.headers,
         description=describe(property_id, metrics, dimensions, arguments, compare=dates[2:] if compare else None),
-        title=f"GA4 {property_id} · {start}→{end}", dates=dates, totals=totals or None, extra=extra,
-        warnings=warnings, arguments=effective, source=src,
+        title=f"GA4 {property_id} · {start}→{end}", dates=dates, totals=totals or None, extra=final_extra,
+        warnings=warnings, arguments=effective, source=final_source,
     )
 
 
@@ -302,10 +303,11 @@ def describe(property_id: str, metrics: list[str], dimensions: list[str], argume
     return " ".join(parts)
 
 
-def source(property_id: str, api: str, report: Report) -> dict[str, Any]:
-    """system_info.source (8.4): property, API, rowCount, pages, currency, time zone, property_quota."""
+def source(property_id: str, api: str, report: Report, pages: int | None = None) -> dict[str, Any]:
+    """system_info.source (8.4): property, API, rowCount, pages (``pages`` when several reports made one table),
+    currency, time zone, property_quota."""
     out: dict[str, Any] = {"property": f"properties/{property_id}", "api": api, "row_count": report.row_count,
-                           "pages": report.pages}
+                           "pages": report.pages if pages is None else pages}
     if report.currency_code:
         out["currency_code"] = report.currency_code
     if report.time_zone:

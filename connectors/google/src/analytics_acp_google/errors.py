@@ -96,7 +96,8 @@ def to_acp_error(exc: BaseException, *, resource: str | None = None, visible: st
                                                      "MalformedError", "OAuthError", "UserAccessTokenError"):
         detail = "invalid_grant" if "invalid_grant" in str(exc) else name
         return CredentialsInvalid(f"Google rejected the credentials ({detail}): the key was revoked, the refresh token "
-                                  "expired or the OAuth client does not match. Sign in again or paste a new key.")
+                                  "expired or the OAuth client does not match. Sign in again with `analytics-acp login google`, "
+                                  "or paste a new service account key.")
     if name == "RetryError" and module.startswith("google.api_core"):
         cause = getattr(exc, "cause", None)
         tail = f" Last error: {scrub(str(getattr(cause, 'message', cause)), 200)}." if cause is not None else ""

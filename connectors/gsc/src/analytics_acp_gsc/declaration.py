@@ -25,7 +25,7 @@ SEARCH_TYPES = ["web", "image", "video", "news", "discover", "googleNews"]
 PT_DATE = "YYYY-MM-DD, YYYYMMDD, NdaysAgo, yesterday, today (Pacific Time)."
 
 # Repeated in every tool's resource_id (6.2): brief (issue 23.3). A bare host is resolved too (resource_ids.py).
-RESOURCE_DESCRIPTION = "Property: https://www.example.com/ (URL prefix, with the slash) or sc-domain:example.com."
+RESOURCE_DESCRIPTION = "https://www.example.com/ (URL-prefix property, with the slash) or sc-domain:example.com."
 
 INSTRUCTIONS = (
     "Google Search Console. Call autocontext for the property first: it gives the queryable date range, the last day "
@@ -158,7 +158,7 @@ def _query_properties() -> dict[str, Any]:
         "aggregation_type": {"type": "string", "enum": ["auto", "byPage", "byProperty", "byNewsShowcasePanel"], "default": "auto"},
         "data_state": {"type": "string", "enum": ["final", "all", "hourly_all"], "default": "final",
                        "description": "all/hourly_all add fresh days, flagged provisional."},
-        "row_cap": {"type": "integer", "minimum": 1, "description": "Keep the first N rows. Default: all."},
+        "row_cap": {"type": "integer", "minimum": 1, "description": "Keep the first N rows only."},
     }
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import shutil
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlparse
@@ -49,14 +50,19 @@ async def arun_checklist(
     cwd: str | None = None,
     host_tables: dict[str, dict[str, Any]] | None = None,
     package_dir: str | Path | None = None,
+    progress: Callable[[str], None] | None = None,
 ) -> list[CheckResult]:
-    """Async ``run_checklist`` (for callers already inside an event loop)."""
+    """Async ``run_checklist`` (for callers already inside an event loop).
+
+    ``progress`` receives the name of each step as it starts (a long run shows where it is).
+    """
     if (command is None) == (url is None):
         raise ValueError("run_checklist needs exactly one of command (stdio) or url (Streamable HTTP)")
     run = Run(command=command, url=url, token=token, env=env, cwd=cwd, credentials=credentials, config=config,
               resource_id=resource_id, samples=parse_samples(sample_calls),
               host_tables={**KIT_HOST_TABLES, **(host_tables or {})},
               package_dir=Path(package_dir) if package_dir else None)
+    run.progress = progress
     try:
         await _probe(run)
     finally:
@@ -65,8 +71,14 @@ async def arun_checklist(
     return run.findings.results()
 
 
+def _step(run: Run, name: str) -> None:
+    if run.progress is not None:
+        run.progress(name)
+
+
 async def _probe(run: Run) -> None:
     f = run.findings
+    _step(run, "handshake (initialize, tools/list, skills)")
     async with run.connect() as client:
         run.capability = client.announced_capability or {}
         run.server_info = client.server_info
@@ -82,17 +94,26 @@ async def _probe(run: Run) -> None:
         handshake.check_skills(run)
         if not run.samples:
             run.samples = _derived_samples(run)
+        _step(run, "autocontext")
         await autocontext.autocontext(run, client)
+        _step(run, "sample calls")
         await samples.sample_calls(run, client)
+        _step(run, "table catalog")
         await samples.catalog(run, client)
+        _step(run, "errors.typed (unknown tool)")
         seen = await run.call(client, "kit_no_such_tool", {}, run.meta(), label="unknown tool")
         f.check("errors.typed", (seen.result.error or {}).get("name") == "ACP_INVALID_ARGUMENTS",
                 "unknown tool -> ACP_INVALID_ARGUMENTS", f"unknown tool gave {seen.result.text[:160]}")
+    _step(run, "plain MCP client (4.3)")
     await session.plain_mcp(run)
+    _step(run, "acp/configure")
     await session.configure(run)
+    _step(run, "autocontext on first call (7.5)")
     await autocontext.on_first_call(run)
     autocontext.cache_partition(run)
+    _step(run, "host tables unsupported (8.8)")
     await samples.host_tables_unsupported(run)
+    _step(run, "responses, English, transport, secrets")
     responses.check_all(run)
     _english(run)
     _transport(run)

@@ -6,7 +6,7 @@ import copy
 import json
 import os
 import tempfile
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -70,6 +70,7 @@ class Run:
         self.credentials, self.config, self.resource_id = credentials, config, resource_id
         self.samples, self.host_tables, self.package_dir = samples, host_tables, package_dir
         self.findings = Findings()
+        self.progress: Callable[[str], None] | None = None  # told the name of each step as it starts
         self.seen: list[Seen] = []
         self.texts: list[tuple[str, str]] = []  # (where, published text) for the English check
         self.wire: list[str] = []  # every JSON text received (configure answers, errors...) for the secret scan

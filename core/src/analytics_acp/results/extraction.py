@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..dates import today_local
-from ..declarations import Extraction
+from ..declarations import Extraction, settled
 from ..errors import InvalidLimit
 from .headers import plain_json
 from .notices import extraction_notice
@@ -69,7 +69,7 @@ def build_extraction(out: Extraction, s: BuildSettings) -> Built:
     check_settings(s)
     table = table_for(out.rows, out.headers, out.columns, s.row_limit, s)
     warnings = _merge(out.warnings, table.warnings)
-    response = extraction_response(table, out.description, out.dates, out.totals, out.extra, warnings)
+    response = extraction_response(table, out.description, out.dates, out.totals, settled(out.extra), warnings)
     return Built(
         model_response=response,
         system_data=table.system_data(),

@@ -19,7 +19,7 @@ from typing import Any
 import anyio
 import anyio.abc
 from analytics_acp.argument_limits import check_arguments_size
-from analytics_acp.errors import AcpError, InvalidArguments, UpstreamError, error_from_payload
+from analytics_acp.errors import AcpError, CredentialsInvalid, InvalidArguments, UpstreamError, error_from_payload
 from analytics_acp.host import ProtocolError, ToolResult
 from analytics_acp.tablefile import uri_path
 
@@ -27,10 +27,11 @@ from . import early as early_csv
 from . import own_tools, preload
 from .discovery import AcpLaunch, discover
 from .exposure import Route, forward_arguments, rewrite_tool
+from .health import SourceHealth
 from .querycache import TableCache
 from .redact import Redactor, ScrubbedStderr
 from .results import error_note, extraction_note, handle_artifacts, store_extraction
-from .servers import AcpProcess, ServerUnavailable
+from .servers import START_TIMEOUT_S, AcpProcess, ServerUnavailable
 from .sources import Source, SourcesFile, load_sources
 from .store import DatasetStore
 
@@ -38,6 +39,7 @@ log = logging.getLogger("analytics_acp_bridge")
 # Tables past this travel as file:// JSON (DESIGN.md: the SDK's stdio reader is slow on huge lines).
 INLINE_MAX_BYTES = 256 * 1024
 # The start-up probe of each source (autocontext without resource: the call that connects first).
+# It runs in the background: no answer of the bridge waits for it (issue 26.5).
 PROBE_TIMEOUT_S = float(os.environ.get("ACP_BRIDGE_PROBE_TIMEOUT", "30"))
 
 
@@ -74,24 +76,25 @@ class Bridge:
         self.tools: list[dict[str, Any]] = []
         self._read_files: dict[str, list[Path]] = {}
         self._in_flight: dict[str, int] = {}  # calls in flight per ACP server (early.py reads only lone calls)
-        self.probe_errors: dict[str, str] = {}  # source id -> what its first autocontext answered
-        self.probed = anyio.Event()
+        self.health = SourceHealth(self.sources, paths.sources)
+        self.ready = anyio.Event()  # servers started, setup checked, tool list built
+        self.probed = anyio.Event()  # every start-up probe answered (or gave up)
         self._check_sources()
 
     # ----- start-up -----
     def _check_sources(self) -> None:
         for source in self.sources.sources:
-            if source.error is None and source.acp not in self.launches:
-                installed = ", ".join(self.launches) or "none"
-                source.error = f"ACP {source.acp!r} is not installed (not in acps/ nor in this environment). Installed: {installed}."
+            if self.health.publishes_tools(source) and source.acp not in self.launches:
+                self.health.unknown_acp(source, list(self.launches))
 
     def session_id(self, source_id: str) -> str:
         """16.5: ``bridge-<uuid>:<source>``, one per source and bridge start."""
         return f"bridge-{self.run_id}:{source_id}"
 
-    async def start(self, tg: anyio.abc.TaskGroup) -> None:
-        """Start one server per ACP used by a healthy source (concurrently) and build the tool list."""
-        wanted = {s.acp for s in self.sources.sources if s.error is None}
+    async def start(self, tg: anyio.abc.TaskGroup, *, probe: bool = True) -> None:
+        """Start the sources in the background (issue 26.5): one server per ACP used by a healthy source,
+        concurrently; then the setup check, the tool list (``ready``) and, with ``probe``, the probes."""
+        wanted = {s.acp for s in self.sources.sources if self.health.publishes_tools(s)}
         if wanted and self.stderr is None:
             self.stderr = ScrubbedStderr(self.log_redactor)
         for acp_id in sorted(wanted):
@@ -100,30 +103,51 @@ class Bridge:
             proc = AcpProcess(launch, self._resolve, self.tmp / f"acp-{acp_id}", _cache_dir(launch), errlog)
             proc.bind(tg)
             self.processes[acp_id] = proc
+        tg.start_soon(self._start_sources, tg, probe)
 
+    async def wait_ready(self) -> bool:
+        """Wait (bounded by the servers' start bound) until the tool list is built; False if it is not."""
+        with anyio.move_on_after(START_TIMEOUT_S + 5):
+            await self.ready.wait()
+        return self.ready.is_set()
+
+    async def _start_sources(self, tg: anyio.abc.TaskGroup, probe: bool) -> None:
         async def boot(proc: AcpProcess) -> None:
             try:
                 await proc.ensure()
             except ServerUnavailable:
                 pass  # proc.error holds it; log_problems writes one line per source that uses it
 
-        async with anyio.create_task_group() as boot_tg:
-            for proc in self.processes.values():
-                boot_tg.start_soon(boot, proc)
-        self._collect_secrets()
-        self._build_tools()
+        try:
+            async with anyio.create_task_group() as boot_tg:
+                for proc in self.processes.values():
+                    boot_tg.start_soon(boot, proc)
+            self._check_setup()
+            self._collect_secrets()
+            self._build_tools()
+        finally:
+            self.ready.set()
         self.log_problems()
-        tg.start_soon(self._probe_sources)
+        if probe:
+            tg.start_soon(self._probe_sources)
+        else:
+            self.probed.set()
+
+    def _check_setup(self) -> None:
+        """Offline, per source: its server started, and its credentials/config match the ACP's setup schemas (5.5)."""
+        for source in self.sources.sources:
+            proc = self.processes.get(source.acp)
+            if proc is None or not self.health.publishes_tools(source):
+                continue
+            if proc.client is None:
+                self.health.server_error(source, proc.error or f"The {source.acp} ACP server is not running.")
+            else:
+                self.health.check_schemas(source, proc.capability)
 
     # ----- diagnostics (what desktop clients keep as the server log) -----
     def source_problem(self, source: Source) -> str | None:
-        """Why a source cannot work: its sources.json entry, its ACP not starting, or its first call failing."""
-        proc = self.processes.get(source.acp)
-        if source.error:
-            return source.error
-        if proc is not None and proc.client is None and proc.error:
-            return proc.error
-        return self.probe_errors.get(source.id)
+        """Why a source cannot work (``NAME: message``), or None while it is ok or starting."""
+        return self.health.of(source).line() or None
 
     def log_problems(self) -> None:
         """One stderr line for sources.json and one per source that has a problem at start-up."""
@@ -132,36 +156,44 @@ class Bridge:
         for source in self.sources.sources:
             problem = self.source_problem(source)
             if problem:
-                log.warning("%s", _one_line(f"source {source.id!r} ({source.acp}): {problem}"))
+                log.warning("%s", _one_line(self.log_redactor.text(f"source {source.id!r} ({source.acp}): {problem}")))
             elif source.warnings:
                 log.warning("%s", _one_line(f"source {source.id!r} ({source.acp}): {' '.join(source.warnings)}"))
 
     async def _probe_sources(self) -> None:
         """Call autocontext (no resource) once per healthy source, as the model's first call would:
-        wrong credentials, a missing file or an unreachable server show at start-up, not later."""
+        wrong credentials, a missing file or an unreachable server show in acp_sources and the log."""
         async def probe(source: Source) -> None:
             proc = self.processes[source.acp]
             meta = {**source.meta(), "session_id": self.session_id(source.id), "conversation_id": self.session_id(source.id)}
-            with anyio.move_on_after(PROBE_TIMEOUT_S):
+            payload: dict[str, Any] | None = None
+            with anyio.move_on_after(PROBE_TIMEOUT_S) as scope:
                 try:
                     result = await proc.call("autocontext", {}, meta)
                 except (ServerUnavailable, ProtocolError) as exc:
-                    self.probe_errors[source.id] = str(exc)
+                    payload = UpstreamError(str(exc)).payload()
                 else:
                     if result.is_error:
-                        payload = result.error or {}
-                        self.probe_errors[source.id] = f"{payload.get('name', 'error')}: {payload.get('message', result.text)}"
-                if source.id in self.probe_errors:
-                    log.warning("%s", _one_line(self.log_redactor.text(
-                        f"source {source.id!r} ({source.acp}): {self.probe_errors[source.id]}")))
+                        payload = result.error or UpstreamError(result.text or "autocontext failed").payload()
+            if scope.cancelled_caught:
+                payload = UpstreamError(f"The first call (autocontext) did not answer within {PROBE_TIMEOUT_S:g} s.").payload()
+            if payload is None:
+                self.health.started(source)
+            else:
+                self.health.probe_failed(source, payload)
+                log.warning("%s", _one_line(self.log_redactor.text(
+                    f"source {source.id!r} ({source.acp}): {self.health.of(source).line()}")))
 
         try:
             async with anyio.create_task_group() as tg:
                 for source in self.sources.sources:
                     proc = self.processes.get(source.acp)
-                    if (source.error is None and proc is not None and proc.client is not None
-                            and proc.plain_mcp_reason is None and any(t.get("name") == "autocontext" for t in proc.tools)):
-                        tg.start_soon(probe, source)  # a plain MCP server (4.3) has no autocontext to probe
+                    if not self.health.publishes_tools(source) or proc is None or proc.client is None:
+                        continue
+                    if proc.plain_mcp_reason is None and any(t.get("name") == "autocontext" for t in proc.tools):
+                        tg.start_soon(probe, source)
+                    else:
+                        self.health.started(source)  # a plain MCP server (4.3) has no autocontext to probe
         finally:
             self.probed.set()
 
@@ -178,7 +210,7 @@ class Bridge:
         routes: dict[str, Route] = {}
         for source in self.sources.sources:
             proc = self.processes.get(source.acp)
-            if source.error is not None or proc is None or proc.client is None:
+            if not self.health.publishes_tools(source) or proc is None or proc.client is None:
                 continue
             extraction = set(proc.capability.get("extraction_tools") or [])
             acp_name = _acp_name(proc)
@@ -222,6 +254,8 @@ class Bridge:
         arguments = arguments or {}
         try:
             check_arguments_size(name, arguments)  # the servers' rule, for the bridge's own tools too (15.3)
+            if name not in own_tools.NAMES and name not in self.routes:
+                await self.wait_ready()  # a source still starting: its tools exist once its server is up
             if name in own_tools.NAMES:
                 blocks, is_error = await self._own(name, arguments), False
             elif name in self.routes:
@@ -230,6 +264,10 @@ class Bridge:
                 raise self._unknown_tool(name)
         except AcpError as exc:
             blocks, is_error = [_text({"error": exc.payload()})], True
+            source = self.sources.get(name.split("__", 1)[0]) if "__" in name else None
+            note = error_note(exc.payload(), source.id, self.paths.sources) if source is not None else None
+            if note:
+                blocks.append({"type": "text", "text": note})
         except Exception:
             # Logged scrubbed: an exception text may quote a value the bridge holds.
             log.error("bridge tool %s failed: %s", name, self.redactor.text(traceback.format_exc()))
@@ -243,6 +281,11 @@ class Bridge:
         source = self.sources.get(prefix) if prefix else None
         fix = f"Ask the user to fix it in {self.paths.sources} and restart the bridge from the MCP client."
         if source is not None:
+            health = self.health.of(source)
+            if health.setup and health.error is not None:  # 23.1: a setup error is the user's to fix, not a retry
+                kind = CredentialsInvalid if health.error["name"] == CredentialsInvalid.name else UpstreamError
+                return kind(f"Tool {name!r} is not available: source «{source.id}» is not set up: {health.error['message']} "
+                            f"{health.fix or fix}")
             problem = self.source_problem(source) or "its ACP server is not running"
             return UpstreamError(f"Tool {name!r} is not available: source «{source.id}» cannot work: {problem} {fix}")
         if prefix and self.sources.error:
@@ -255,9 +298,7 @@ class Bridge:
         return block
 
     async def _own(self, name: str, arguments: dict[str, Any]) -> list[dict[str, Any]]:
-        if name == "acp_sources":
-            with anyio.move_on_after(PROBE_TIMEOUT_S):  # the start-up probe decides each source's status
-                await self.probed.wait()
+        if name == "acp_sources":  # answers at once: a source still starting says so (issue 26.5)
             return [_text(self.sources_report())]
         if name == "acp_datasets":
             result = await anyio.to_thread.run_sync(own_tools.datasets, self.store, arguments.get("filter"))
@@ -273,20 +314,22 @@ class Bridge:
         out_sources = []
         for source in self.sources.sources:
             proc = self.processes.get(source.acp)
-            error = self.source_problem(source)
+            health = self.health.of(source)
             entry: dict[str, Any] = {
                 "id": source.id,
                 "acp": source.acp,
                 "label": source.label,
-                "status": "error" if error else "ok",
+                "status": health.status,
                 "has_credentials": bool(source.credentials),
                 "config_keys": sorted((source.config or {}).keys()),
                 "default_resource_id": source.default_resource_id,
                 "limits": source.limits,
                 "tools": sorted(r.public for r in self.routes.values() if r.source == source.id),
             }
-            if error:
-                entry["error"] = error
+            if health.error:
+                entry["error"] = health.error
+                if health.fix:
+                    entry["fix"] = health.fix
             warnings = list(source.warnings)
             if proc is not None and proc.client is not None:
                 reason = proc.plain_mcp_reason
@@ -304,7 +347,7 @@ class Bridge:
             out_sources.append(entry)
         report: dict[str, Any] = {
             "sources_file": str(self.paths.sources),
-            "status": "error" if self.sources.error else "ok",
+            **self.health.overall(),
             "sources": out_sources,
             "installed_without_source": sorted(a for a in self.launches if a not in used),
             "acps": [launch.public() for launch in self.launches.values()],

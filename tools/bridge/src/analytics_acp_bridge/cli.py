@@ -1,4 +1,4 @@
-"""``analytics-acp bridge [--project DIR] [--sources FILE] [--root DIR] [--print-config]`` (16.2)."""
+"""``analytics-acp bridge [--project DIR] [--sources FILE] [--root DIR] [--print-config | --check [--online]]`` (16.2)."""
 
 from __future__ import annotations
 
@@ -26,7 +26,13 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--project", help=f"Project folder where acp-data/ is created (default: ${ENV_PROJECT} or the current folder).")
     p.add_argument("--root", help=f"Folder that holds acps/ (default: ${ENV_ROOT} or the project folder).")
     p.add_argument("--sources", help="sources.json (default: <root>/sources.json).")
-    p.add_argument("--print-config", action="store_true", help="Print the mcpServers JSON snippet for desktop MCP clients and exit.")
+    p.add_argument("--print-config", action="store_true",
+                   help="Check sources.json offline (as --check), then print the mcpServers JSON snippet for desktop MCP "
+                        "clients and exit (non-zero and no snippet when a source has an error).")
+    p.add_argument("--check", action="store_true",
+                   help="Check sources.json offline: references, each source's ACP, its credentials/config against the "
+                        "ACP's setup schemas. One line per source; non-zero exit on any error.")
+    p.add_argument("--online", action="store_true", help="With --check: also make one cheap authenticated call per source (autocontext).")
     return p
 
 
@@ -61,15 +67,21 @@ def mcp_servers_config(paths: Paths) -> dict[str, Any]:
 def main(argv: list[str]) -> int:
     """Run the ACP Bridge (an MCP server that is an ACP host).
 
-    ``analytics-acp bridge [--project DIR] [--sources FILE] [--root DIR] [--print-config]``; returns the exit code.
+    ``analytics-acp bridge [--project DIR] [--sources FILE] [--root DIR] [--print-config | --check [--online]]``;
+    returns the exit code.
     """
     args = parser().parse_args(argv)
     paths = resolve_paths(args)
-    if args.print_config:
-        print(json.dumps(mcp_servers_config(paths), indent=2))
-        return 0
     # stdout is the MCP channel: logs go to stderr, and never carry a credential.
     logging.basicConfig(level=os.environ.get("ACP_BRIDGE_LOG", "WARNING"), stream=sys.stderr, format="acp-bridge: %(message)s")
+    if args.check or args.print_config:
+        from .setupcheck import run_check
+
+        # --print-config: the check goes to stderr, the snippet alone to stdout (and only when the check passes).
+        code = run_check(paths, online=args.check and args.online, out=sys.stdout if args.check else sys.stderr)
+        if args.print_config and code == 0:
+            print(json.dumps(mcp_servers_config(paths), indent=2))
+        return code
     import anyio
 
     from .server import serve_stdio

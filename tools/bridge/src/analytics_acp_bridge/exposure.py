@@ -19,8 +19,8 @@ from analytics_acp.errors import InvalidArguments
 
 SEPARATOR = "__"
 # Every text here is repeated in tools/list for each source's tools: short (issue 23.3).
-TABLE_REF_DESCRIPTION = "An acp-data dataset id (acp_datasets), not rows or a query."
-EXTRACTION_NOTE = "The full table is saved in acp-data."
+TABLE_REF_DESCRIPTION = "acp-data dataset id (acp_datasets), not rows or a query."
+EXTRACTION_NOTE = "Full table saved in acp-data."
 TEMPLATE_NOTE = "start_date/end_date fill {{start_date}}/{{end_date}}."
 WINDOW_DESCRIPTIONS = {
     "start_date": f"First day: {DATE_DESCRIPTION}",

@@ -8,6 +8,7 @@ from analytics_acp.envelope import cut_long_strings
 from analytics_acp.errors import InvalidArguments
 from analytics_acp.results.numbers import readable
 
+from . import urlkeys
 from .query import run_query
 from .querycache import TableCache
 from .store import DatasetStore, sql_safe_id
@@ -20,8 +21,8 @@ TOOLS: list[dict[str, Any]] = [
     {
         "name": "acp_sources",
         "description": (
-            "The sources: status (ok, or the error to explain to the user), credentials yes/no, limits and tools; "
-            "installed ACPs without a source. The user edits sources.json."
+            "The sources: status (ok, or the error to tell the user), credentials yes/no, limits, tools; installed "
+            "ACPs without a source. The user edits sources.json."
         ),
         "inputSchema": {"type": "object", "properties": {}},
     },
@@ -40,7 +41,9 @@ TOOLS: list[dict[str, Any]] = [
         "name": "acp_query",
         "description": (
             "One read-only SQLite SELECT (or WITH ... SELECT) over every row of acp-data datasets, their ids as table "
-            f"names. The full result is saved as a new dataset; you see up to {QUERY_ROWS} rows."
+            f"names. The full result is saved as a new dataset; you see up to {QUERY_ROWS} rows.\n"
+            "Pages across sources join ON url_key(gsc.page) = url_key(ga4.landingPage):\n"
+            + urlkeys.description_lines()
         ),
         "inputSchema": {
             "type": "object",

@@ -7,7 +7,8 @@ GROUP BY seen twice over a cached table gets a covering index there (groupshape.
 enforced twice, neither by pattern matching: sqlglot
 parses the statement and must find a single SELECT (or WITH ... SELECT / set operation), and
 SQLite's authorizer denies every action that is not reading while the statement is prepared
-and run. The CSVs themselves are never opened for writing.
+and run. The CSVs themselves are never opened for writing. Every query connection has the URL
+functions of urlkeys.py (url_key, url_host, url_path, url_param) to join pages across sources.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from sqlglot import exp
 from sqlglot.errors import ParseError, TokenError
 from sqlglot.tokens import TokenType
 
-from . import csvtypes
+from . import csvtypes, urlkeys
 from .groupshape import group_shape
 from .querycache import TableCache
 from .store import Dataset, DatasetStore
@@ -137,6 +138,7 @@ def run_query(store: DatasetStore, sql: str, cache: TableCache | None = None) ->
     datasets = [d for d in store.list() if d.id.lower() in mentioned]
     conn = sqlite3.connect(":memory:", check_same_thread=False, uri=True)  # uri: ATTACH of memdb names
     try:
+        urlkeys.register(conn)  # url_key & co. (issue 24): the query's SQL is the only SQL that calls them
         to_load = datasets
         if cache is not None:
             to_load = cache.attach(conn, datasets, lambda c, d: _load(c, store, d))
@@ -201,6 +203,8 @@ def _sqlite_error(exc: sqlite3.DatabaseError, store: DatasetStore, loaded: list[
     message = str(exc)
     if "not authorized" in message or "prohibited" in message:
         return ReadOnlyViolation(READ_ONLY_MESSAGE)
+    if "user-defined function raised exception" in message:  # only a bad option does (urlkeys.py)
+        return InvalidArguments(f"SQLite error: {message}. url_host takes only 'strip-www' as its second argument.")
     if "no such table" in message:
         ids = [d.id for d in store.list()]
         shown = ", ".join(ids[:30]) or "none yet"

@@ -9,8 +9,9 @@ import anyio
 import mcp_types as types
 from analytics_acp.stopping import install_stop_handlers
 from mcp.server.lowlevel import Server
+from mcp.shared.exceptions import MCPError
 
-from . import __version__
+from . import __version__, skillpub
 from .bridge import Bridge, Paths
 from .redact import RedactingFilter
 
@@ -20,30 +21,45 @@ INSTRUCTIONS = (
     "over all rows, acp_datasets to list datasets, acp_sources to see sources and their errors. Pass dataset "
     "ids (never rows) to table_ref arguments. Credentials live in sources.json and are never shown."
 )
+RESOURCE_NOT_FOUND = -32002  # MCP's code for resources/read of an unknown URI
 
 
 def build_server(bridge: Bridge) -> Server[Any]:
     """The MCP server publishing the bridge's tools and every source's tools."""
 
     async def list_tools(ctx: Any, params: types.PaginatedRequestParams | None) -> types.ListToolsResult:
+        await bridge.wait_ready()  # the servers starting locally (never a source's network probe)
         return types.ListToolsResult(tools=[types.Tool.model_validate(t) for t in bridge.tools])
 
     async def call_tool(ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
         blocks, is_error = await bridge.call(params.name, params.arguments)
         return types.CallToolResult.model_validate({"content": blocks, "isError": is_error})
 
+    async def list_resources(ctx: Any, params: types.PaginatedRequestParams | None) -> types.ListResourcesResult:
+        return types.ListResourcesResult.model_validate({"resources": skillpub.resources()})
+
+    async def read_resource(ctx: Any, params: types.ReadResourceRequestParams) -> types.ReadResourceResult:
+        text = skillpub.read(str(params.uri))
+        if text is None:
+            raise MCPError(RESOURCE_NOT_FOUND, f"No resource {params.uri}. The bridge publishes its skills: "
+                           + ", ".join(r["uri"] for r in skillpub.resources()))
+        return types.ReadResourceResult.model_validate(
+            {"contents": [{"uri": str(params.uri), "mimeType": skillpub.MIME, "text": text}]})
+
     return Server(
         "analytics-acp-bridge",
         version=__version__,
         title="ACP Bridge",
-        instructions=INSTRUCTIONS,
+        instructions=INSTRUCTIONS + skillpub.instructions(),
         on_list_tools=list_tools,
         on_call_tool=call_tool,
+        on_list_resources=list_resources,
+        on_read_resource=read_resource,
     )
 
 
 async def serve_stdio(paths: Paths) -> None:
-    """Start the sources' ACP servers, then serve MCP on stdin/stdout until the client closes it."""
+    """Serve MCP on stdin/stdout until the client closes it; the sources start in the background."""
     from mcp.server.stdio import stdio_server
 
     bridge = Bridge(paths)

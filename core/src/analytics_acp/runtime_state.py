@@ -1,0 +1,61 @@
+"""What lives as long as the server process, as one plain object the call steps receive.
+
+A leaf of the call path: ``calls.ConnectorRuntime`` builds one ``RuntimeState`` and hands it to
+the step modules (reserved_tools, finishing, first_call, runtime_tools), which never import
+``calls`` back (issue 27.2: the core's imports form a DAG, tests/test_core_imports.py).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from .autocontext import AutocontextEngine
+from .cache import TTLCache
+from .declarations import ConnectorInfo, ToolSpec
+from .delivery import DeliveryTracker
+from .dirs import cache_dir
+from .plugins import LoadedConnector
+from .resources import RecentStore, ResourceListCache
+from .results import catalog_for_tool, tables_argument_schema
+from .toolschemas import publish_schema
+
+
+@dataclass
+class RuntimeState:
+    """The loaded connector, its autocontext engine and caches, the 7.5 tracker and the recent-resource store."""
+
+    loaded: LoadedConnector
+    engine: AutocontextEngine
+    delivery: DeliveryTracker
+    recent: RecentStore
+    listings: ResourceListCache
+    _schemas: dict[str, dict[str, Any]] = field(default_factory=dict)
+
+    @classmethod
+    def build(cls, loaded: LoadedConnector) -> RuntimeState:
+        """The state of a freshly loaded connector (disk caches under ACP_CACHE_DIR when set)."""
+        directory = cache_dir()
+        cache = TTLCache(directory / "autocontext" if directory else None)
+        return cls(loaded=loaded, engine=AutocontextEngine(loaded.info, loaded.blocks, cache),
+                   delivery=DeliveryTracker(), recent=RecentStore(directory), listings=ResourceListCache())
+
+    @property
+    def info(self) -> ConnectorInfo:
+        """The connector's declaration."""
+        return self.loaded.info
+
+    def declared_arguments(self, name: str) -> set[str]:
+        """Argument names the connector's own inputSchema of tool ``name`` declares (none for unknown tools)."""
+        tool = self.loaded.tools.get(name)
+        return set(((tool.input_schema if tool else None) or {}).get("properties") or {})
+
+    def published_schema(self, tool: ToolSpec) -> dict[str, Any]:
+        """The inputSchema of one connector tool as the model sees it (cached per tool)."""
+        if tool.name not in self._schemas:
+            tables_property = None
+            catalog = catalog_for_tool(self.info.table_catalog, tool.name)
+            if tool.multitable and catalog:
+                tables_property = tables_argument_schema(catalog, tool.name)
+            self._schemas[tool.name] = publish_schema(self.info, tool, tables_property)
+        return self._schemas[tool.name]

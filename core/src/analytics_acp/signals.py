@@ -1,0 +1,152 @@
+"""Progress out and cancellation in, for one tools/call (MCP ``notifications/progress`` and ``notifications/cancelled``).
+
+A tool reports what it knows with ``ctx.progress(done, total, message)`` from any thread; the core
+sends at most a few notifications a second (the latest wins) and always the last one, and only when
+the client asked for progress (a ``progressToken`` in the request's ``_meta``). When the client
+cancels the request, the SDK cancels the call's task; the core then marks the call cancelled and runs
+what the tool registered with ``ctx.on_cancel`` (a database's ``interrupt()``), so work that runs in
+a worker thread stops instead of finishing for nobody.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
+from typing import Any
+
+import anyio
+import anyio.from_thread
+
+log = logging.getLogger("analytics_acp")
+
+SendProgress = Callable[[float, float | None, str | None], Awaitable[None]]
+MIN_INTERVAL_S = 0.25  # at most four notifications a second: a progress bar, not a log
+SEND_BOUND_S = 2.0  # a client that reads nothing never holds the call up for long
+
+
+class CallSignals:
+    """The progress and cancellation state of one call (a no-op one when the client asked for neither)."""
+
+    def __init__(self, send: SendProgress | None = None, min_interval_s: float = MIN_INTERVAL_S) -> None:
+        self._send = send
+        self._min_interval_s = min_interval_s
+        self._lock = threading.Lock()
+        self._latest: tuple[float, float | None, str | None] | None = None
+        self._sent: tuple[float, float | None, str | None] | None = None
+        self._last_sent_at = 0.0
+        self._wake: anyio.Event | None = None
+        self._loop_thread: int | None = None
+        self._cancelled = threading.Event()
+        self._callbacks: list[Callable[[], Any]] = []
+        self._finished = False
+
+    @property
+    def wants_progress(self) -> bool:
+        """True when the client sent a progress token for this call."""
+        return self._send is not None
+
+    @property
+    def cancelled(self) -> bool:
+        """True once the client cancelled the call: a tool stops at its next step boundary."""
+        return self._cancelled.is_set()
+
+    def progress(self, done: float, total: float | None = None, message: str | None = None) -> None:
+        """Record progress (thread-safe, never blocks the tool); the sender picks the latest up."""
+        if self._send is None or self._finished:
+            return
+        with self._lock:
+            if self._sent is not None and done < self._sent[0]:
+                return  # progress only goes up (MCP requires it to increase)
+            self._latest = (float(done), None if total is None else float(total), message)
+        self._poke()
+
+    def on_cancel(self, callback: Callable[[], Any]) -> None:
+        """Run ``callback`` (from the event loop thread) when the call is cancelled; at once if it already is."""
+        with self._lock:
+            if not self._cancelled.is_set():
+                self._callbacks.append(callback)
+                return
+        _run_quietly(callback)
+
+    def cancel(self) -> None:
+        """Mark the call cancelled and run the registered callbacks once."""
+        with self._lock:
+            if self._cancelled.is_set():
+                return
+            self._cancelled.set()
+            callbacks, self._callbacks = self._callbacks, []
+        for callback in callbacks:
+            _run_quietly(callback)
+
+    def _poke(self) -> None:
+        wake = self._wake
+        if wake is None:
+            return
+        if threading.get_ident() == self._loop_thread:
+            wake.set()
+        else:
+            try:
+                anyio.from_thread.run_sync(wake.set)
+            except RuntimeError:  # not a thread the event loop started: the sender's next round picks it up
+                pass
+
+    async def _pump(self) -> None:
+        # Sends the latest recorded progress, at most every min_interval_s.
+        assert self._send is not None
+        while True:
+            self._wake = anyio.Event()
+            if self._latest is None or self._latest == self._sent:
+                await self._wake.wait()
+            wait = self._last_sent_at + self._min_interval_s - time.monotonic()
+            if wait > 0:
+                await anyio.sleep(wait)
+            await self._flush()
+
+    async def _flush(self) -> None:
+        with self._lock:
+            latest = self._latest
+        if latest is None or latest == self._sent or self._send is None:
+            return
+        self._sent, self._last_sent_at = latest, time.monotonic()
+        with anyio.move_on_after(SEND_BOUND_S):
+            try:
+                await self._send(*latest)
+            except Exception as exc:  # a closed stream: the answer will not reach anyone either
+                log.debug("progress not sent: %s", type(exc).__name__)
+
+    async def _watch(self) -> None:
+        try:
+            await anyio.sleep_forever()
+        finally:
+            if not self._finished:  # cancelled from outside (notifications/cancelled, connection end)
+                self.cancel()
+
+    @asynccontextmanager
+    async def running(self) -> AsyncIterator[None]:
+        """Around the tool's run: the progress sender and the cancellation watcher live exactly as long as it."""
+        self._loop_thread = threading.get_ident()
+        failure: Exception | None = None
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(self._watch)
+            if self._send is not None:
+                tg.start_soon(self._pump)
+            try:
+                yield
+                await self._flush()  # always the last one
+            except Exception as exc:  # raised as itself below, not wrapped in the task group's ExceptionGroup
+                failure = exc
+            finally:
+                self._finished = True
+                tg.cancel_scope.cancel()
+        if failure is not None:
+            raise failure
+
+
+def _run_quietly(callback: Callable[[], Any]) -> None:
+    try:
+        callback()
+    except Exception as exc:  # interrupting a finished statement is harmless; never mask the cancellation
+        log.debug("cancel callback failed: %s", type(exc).__name__)
