@@ -50,7 +50,7 @@ def test_http_body_past_the_transport_limit_gets_a_json_rpc_error():
     proc = subprocess.Popen(serve_command("--http", "--port", str(port)), env=env(), stderr=subprocess.DEVNULL)
     try:
         url = f"http://127.0.0.1:{port}/mcp"
-        body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+        body = json.dumps({"jsonrpc": "2.0", "id": "call-1", "method": "tools/call",
                            "params": {"name": "extract", "arguments": {"sql": "z" * (5 * 1024 * 1024)}}}).encode()
         for _ in range(600):  # readiness wait on the port (bounded), not a timed assertion
             if proc.poll() is not None:
@@ -67,6 +67,7 @@ def test_http_body_past_the_transport_limit_gets_a_json_rpc_error():
         assert caught.value.code == 413
         answer = json.loads(caught.value.read())
         assert answer["jsonrpc"] == "2.0" and answer["error"]["code"] == -32017
+        assert answer["id"] == "call-1"  # read from the body's first bytes (issue 23.4)
         assert answer["error"]["data"]["name"] == "ACP_INVALID_ARGUMENTS" and "1 MiB" in answer["error"]["message"]
     finally:
         proc.terminate()
@@ -87,12 +88,18 @@ def test_stdio_line_past_the_limit_is_refused_unparsed_and_the_server_goes_on():
             "capabilities": {"experimental": {"acp": {"version": "1.0"}}}}})
         assert json.loads(proc.stdout.readline())["id"] == 1
         _stdio_line(proc, {"jsonrpc": "2.0", "method": "notifications/initialized"})
-        # 50 MB in one request: refused as soon as the line passes the limit, never parsed (so its id is unknown)
+        # 50 MB in one request: refused as soon as the line passes the limit, never parsed whole; its id,
+        # written before params, is read from the first bytes (issue 23.4)
         _stdio_line(proc, {"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {
             "name": "extract", "arguments": {"n": 1, "resource_id": "acc1", "note": "z" * (50 * 1024 * 1024)}}})
+        # The same with the id after params: it cannot be known without reading the whole line (id null).
+        _stdio_line(proc, {"jsonrpc": "2.0", "method": "tools/call", "params": {
+            "name": "extract", "arguments": {"note": "z" * (5 * 1024 * 1024)}}, "id": "late"})
         _stdio_line(proc, {"jsonrpc": "2.0", "id": 8, "method": "tools/list"})
         refused = json.loads(proc.stdout.readline())
-        assert refused["id"] is None and refused["error"]["code"] == -32017, refused
+        assert refused["id"] == 7 and refused["error"]["code"] == -32017, refused
+        late = json.loads(proc.stdout.readline())
+        assert late["id"] is None and late["error"]["code"] == -32017, late
         assert refused["error"]["data"] == {"name": "ACP_INVALID_ARGUMENTS", "max_arguments_bytes": ACP_MAX_ARGUMENTS_BYTES,
                                             "max_message_bytes": ACP_MAX_MESSAGE_BYTES}
         assert f"larger than {ACP_MAX_MESSAGE_BYTES:,} bytes" in refused["error"]["message"]
@@ -115,3 +122,33 @@ async def test_stdio_answer_to_read_table_is_not_cut_at_the_line_limit():
         assert len(json.dumps(rows)) > ACP_MAX_MESSAGE_BYTES
         r = await c.call_tool("sum_table", {"table_ref": "big", "column": "v"}, meta={})
         assert r.model_response["rows"] == len(rows) and r.model_response["sum"] == sum(range(len(rows)))
+
+
+@pytest.mark.parametrize(("prefix", "expected"), [
+    (b'{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"arguments":{"note":"zzz', 7),
+    (b'{"jsonrpc": "2.0", "method": "tools/call", "id": "a\\"b", "params": {', 'a"b'),  # escapes decoded
+    (b'  {\n "id" : -4 ,', -4),
+    (b'{"jsonrpc":"2.0","method":"tools/call","params":{"id":5},"id":6}', None),  # params first: not read
+    (b'{"id":12', None),  # the number may go on past the prefix
+    (b'{"id":"unterminated', None),
+    (b'{"id":1.5,"method":"x"', None),  # not a string or an integer (3.2): answered with null
+    (b'{"id":null,', None),
+    (b'{"id":true,', None),
+    (b'[{"id":1,"method":"x"}]', None),  # a batch has no single id
+    (b'not json', None),
+])
+def test_id_is_read_from_the_first_bytes_of_a_refused_message(prefix, expected):
+    from analytics_acp.argument_limits import too_large_error
+    from analytics_acp.requestids import id_in_prefix
+
+    assert id_in_prefix(prefix) == expected
+    assert too_large_error(10, "line", prefix)["id"] == expected
+
+
+def test_id_search_is_bounded_to_the_prefix():
+    from analytics_acp.requestids import ID_PREFIX_BYTES, head, id_in_prefix
+
+    padding = b'{"method":"' + b"m" * ID_PREFIX_BYTES + b'","id":3,"params":{}}'
+    assert id_in_prefix(padding) is None  # the id lies past the bytes that are read
+    pieces = [b"a" * 1000] * 100
+    assert head(pieces) == b"a" * ID_PREFIX_BYTES and head([b"ab", b"cd"]) == b"abcd"

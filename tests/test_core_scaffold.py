@@ -78,3 +78,17 @@ def test_new_writes_a_connector_that_passes_its_tests_and_the_kit(repo, tmp_path
                          cwd=folder, env=env, capture_output=True, text=True, timeout=600)
     assert run.returncode == 0, run.stdout[-4000:] + run.stderr[-2000:]
     assert "3 passed" in run.stdout
+
+
+def test_new_last_line_and_readmes_name_the_same_test_command(repo, capsys):
+    # Issue 23.6: what `analytics-acp new` says last, the README's block and the new connector's README agree.
+    import re
+
+    assert main(["new", "shop_stats", "--root", str(repo)]) == 0
+    last = capsys.readouterr().out.strip().splitlines()[-1]
+    found = re.search(r"\.venv/bin/pytest connectors/(\w+)", last)
+    assert found and found.group(1) == "shop_stats", last
+    assert "make test" not in last  # the whole suite is not how to test one connector
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
+    assert ".venv/bin/pytest connectors/mysource" in readme and ".venv/bin/analytics-acp new mysource" in readme
+    assert found.group(0) in (repo / "connectors" / "shop_stats" / "README.md").read_text()

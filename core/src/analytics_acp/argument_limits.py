@@ -3,7 +3,7 @@
 One rule for ACP servers (calls.py) and the ACP Bridge's own tools: a model can paste anything into
 an argument, and what is accepted is stored and echoed (meta files, system_info.arguments). A whole
 message past the transport's limit (HTTP body, stdio line) is refused before it is parsed, with the
-JSON-RPC error of ``too_large_error``.
+JSON-RPC error of ``too_large_error``, carrying the request's id when its first bytes name it.
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ import orjson
 
 from .constants import ACP_MAX_ARGUMENTS_BYTES
 from .errors import InvalidArguments
+from .requestids import id_in_prefix
 
 
 def check_arguments_size(name: str, arguments: dict[str, Any]) -> None:
@@ -26,9 +27,13 @@ def check_arguments_size(name: str, arguments: dict[str, Any]) -> None:
         )
 
 
-def too_large_error(limit: int, what: str) -> dict[str, Any]:
-    """The JSON-RPC error answering a message refused for its size before it was parsed (id unknown: null)."""
-    return {"jsonrpc": "2.0", "id": None, "error": {
+def too_large_error(limit: int, what: str, prefix: bytes = b"") -> dict[str, Any]:
+    """The JSON-RPC error answering a message refused for its size before it was parsed.
+
+    Its id is read from the message's first bytes (``prefix``) when it comes before ``params``
+    (requestids.id_in_prefix, issue 23.4), else null.
+    """
+    return {"jsonrpc": "2.0", "id": id_in_prefix(prefix), "error": {
         "code": -32017, "message": (
             f"The request {what} is larger than {limit:,} bytes. A tools/call's arguments may be at most "
             f"{ACP_MAX_ARGUMENTS_BYTES:,} bytes (1 MiB) of JSON: send a shorter request."),

@@ -1,6 +1,7 @@
 """The three-part result as an MCP CallToolResult (8, 8.4, 12.1).
 
-content[0].text is model_response as JSON; everything for the host rides in ``_meta.acp``.
+content[0].text is model_response as JSON, floats at 15 significant digits (results/numbers.py);
+everything for the host rides in ``_meta.acp``.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import orjson
 from . import tablefile
 from .constants import ACP_ECHO_MAX_CHARS, ACP_KEY, ACP_PROTOCOL_VERSION
 from .errors import AcpError
+from .results.numbers import readable
 
 
 def _dumps(value: Any) -> str:
@@ -108,7 +110,8 @@ def success(record: CallRecord, model_response: Any, system_data: dict[str, Any]
     acp: dict[str, Any] = {"version": ACP_PROTOCOL_VERSION, "kind": record.kind, "system_info": record.system_info()}
     if system_data is not None:
         acp["system_data"] = system_data
-    content = [{"type": "text", "text": _dumps(model_response)}]
+    # Floats as a model should read them (12790.11, not 12790.109999999999); system_data keeps them exact.
+    content = [{"type": "text", "text": _dumps(readable(model_response))}]
     if extra_content:
         content.extend(extra_content)
     return {"content": content, "_meta": {ACP_KEY: acp}, "isError": False}

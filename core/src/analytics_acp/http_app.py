@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from .argument_limits import too_large_error
-from .requestids import invalid_id_error
+from .requestids import head, invalid_id_error
 from .runtime import AcpServer
 
 FILE_TTL_S = 300
@@ -152,12 +152,14 @@ class RequestIdGuard:
             if not message.get("more_body", False):
                 complete = True
                 break
-        if not complete and size > self.max_body:
+        if size > self.max_body:
             # Past the SDK's body limit it would answer a plain-text 413: a JSON-RPC client gets a
-            # JSON-RPC error instead, saying the limit (the id is unknown: the body is not parsed).
-            error: dict[str, Any] | None = too_large_error(self.max_body, "body")
+            # JSON-RPC error instead, saying the limit, with the id the body's first bytes name (issue 23.4;
+            # the body itself is not parsed).
+            first = head([m.get("body", b"") for m in buffered])
+            error: dict[str, Any] | None = too_large_error(self.max_body, "body", first)
             drained = size
-            while drained < DRAIN_MAX_BYTES:  # read the rest (bounded) so the client sees the answer, not a reset
+            while not complete and drained < DRAIN_MAX_BYTES:  # read the rest (bounded) so the client sees the answer
                 message = await receive()
                 drained += len(message.get("body", b""))
                 if message["type"] != "http.request" or not message.get("more_body", False):

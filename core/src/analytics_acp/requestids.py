@@ -16,6 +16,8 @@ from typing import Any
 import orjson
 
 INVALID_REQUEST = -32600
+ID_PREFIX_BYTES = 16 * 1024  # how much of a refused message's start is read for its id (issue 23.4)
+_DELIMITERS = " \t\r\n,}"
 
 
 def _kind(value: Any) -> str:
@@ -87,6 +89,60 @@ def invalid_id_error(raw: bytes | str) -> dict[str, Any] | None:
                 },
             }
     return None
+
+
+def id_in_prefix(prefix: bytes) -> str | int | None:
+    """The request id in the first bytes of a message too large to parse, when it comes before ``params``.
+
+    A bounded, key-by-key parse of at most ID_PREFIX_BYTES (issue 23.4): a message refused for its size is
+    answered with its id so its client stops waiting; most clients write ``id`` before ``params``. None when
+    the prefix has no usable id (a string or an integer, 3.2) before ``params`` or the first ID_PREFIX_BYTES end.
+    """
+    text = prefix[:ID_PREFIX_BYTES].decode("utf-8", errors="ignore")  # a cut character at the end is dropped
+    decoder = json.JSONDecoder()
+    pos = _skip_space(text, 0)
+    if not text.startswith("{", pos):
+        return None  # not an object (a batch, or not JSON): no single id to answer with
+    pos += 1
+    try:
+        while True:
+            pos = _skip_space(text, pos)
+            if not text.startswith('"', pos):
+                return None  # "}" (no id) or not JSON
+            key, pos = decoder.raw_decode(text, pos)
+            pos = _skip_space(text, pos)
+            if not text.startswith(":", pos) or key == "params":
+                return None  # params first: the id, if any, is past what is read
+            value, pos = decoder.raw_decode(text, _skip_space(text, pos + 1))
+            if pos >= len(text) or text[pos] not in _DELIMITERS:
+                return None  # the value may go on past the prefix (a number cut in the middle)
+            if key == "id":
+                usable = isinstance(value, str) or (isinstance(value, int) and not isinstance(value, bool))
+                return value if usable else None
+            pos = _skip_space(text, pos)
+            if not text.startswith(",", pos):
+                return None
+            pos += 1
+    except (ValueError, RecursionError):  # a value cut by the end of the prefix
+        return None
+
+
+def head(pieces: list[bytes]) -> bytes:
+    """The first ID_PREFIX_BYTES of a message held in pieces, without joining the whole message."""
+    out: list[bytes] = []
+    size = 0
+    for piece in pieces:
+        if size >= ID_PREFIX_BYTES:
+            break
+        out.append(piece[: ID_PREFIX_BYTES - size])
+        size += len(out[-1])
+    return b"".join(out)
+
+
+def _skip_space(text: str, pos: int) -> int:
+    while pos < len(text) and text[pos] in " \t\r\n":
+        pos += 1
+    return pos
 
 
 class ScreenedLines:

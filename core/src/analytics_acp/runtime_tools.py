@@ -8,8 +8,11 @@ from .constants import ACP_PROTOCOL_VERSION, ACP_TOOL_AUTOCONTEXT, ACP_TOOL_AUTO
 from .runtime_state import RuntimeState
 from .toolschemas import (
     AUTOCONTEXT_DATA_DESCRIPTION,
+    AUTOCONTEXT_DATA_DESCRIPTION_NO_RESOURCE,
     AUTOCONTEXT_DESCRIPTION,
+    AUTOCONTEXT_DESCRIPTION_NO_RESOURCE,
     autocontext_schemas,
+    uses_resource,
 )
 
 
@@ -35,18 +38,19 @@ def capability(runtime: RuntimeState) -> dict[str, Any]:
 def tool_list(runtime: RuntimeState) -> list[dict[str, Any]]:
     """tools/list: autocontext and autocontext_data always, then the connector's tools (2, 7.2, 7.3)."""
     ac_schema, data_schema = autocontext_schemas(runtime.info, runtime.loaded.blocks)
+    resources = uses_resource(runtime.info)
     tools: list[dict[str, Any]] = [
         {
             "name": ACP_TOOL_AUTOCONTEXT,
             "title": "Autocontext",
-            "description": AUTOCONTEXT_DESCRIPTION,
+            "description": AUTOCONTEXT_DESCRIPTION if resources else AUTOCONTEXT_DESCRIPTION_NO_RESOURCE,
             "inputSchema": ac_schema,
             "annotations": {"readOnlyHint": True},
         },
         {
             "name": ACP_TOOL_AUTOCONTEXT_DATA,
             "title": "Autocontext blocks",
-            "description": AUTOCONTEXT_DATA_DESCRIPTION,
+            "description": AUTOCONTEXT_DATA_DESCRIPTION if resources else AUTOCONTEXT_DATA_DESCRIPTION_NO_RESOURCE,
             "inputSchema": data_schema,
             "annotations": {"readOnlyHint": True},
         },

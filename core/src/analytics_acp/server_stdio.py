@@ -18,7 +18,8 @@ anything else (a regular file as stdin, Windows) uses a worker thread per read/w
 SDK does. fd 0/1 are claimed and diverted exactly as the SDK's ``stdio_server`` does, so
 stray prints from handlers or children never reach the wire. Requests with an invalid id are
 answered here (requestids.py), as on the SDK path. A line past ACP_MAX_MESSAGE_BYTES is refused as
-soon as it is that long and the rest dropped as it arrives (a 50 MB request is never held or parsed),
+soon as it is that long (with the id its first bytes name) and the rest dropped as it arrives (a 50 MB
+request is never held or parsed),
 except while the server waits for the client's answer to its own request (a big inline host table).
 """
 
@@ -41,7 +42,7 @@ from mcp.shared.message import SessionMessage
 
 from .argument_limits import too_large_error
 from .constants import ACP_KEY, ACP_MAX_MESSAGE_BYTES
-from .requestids import invalid_id_error
+from .requestids import head, invalid_id_error
 from .results.table import SerializedRows
 
 DEFERRED_KEY = "analytics_acp/deferred-meta"
@@ -208,7 +209,8 @@ async def stdio_server(
 ) -> AsyncIterator[tuple[Any, Any]]:
     """Serve MCP over this process's stdin/stdout; yields the (read, write) streams serve_loop takes.
 
-    A line longer than ``max_line`` is answered with a JSON-RPC error (id null) and dropped unparsed,
+    A line longer than ``max_line`` is answered with a JSON-RPC error (its id when the line's first bytes
+    name it before ``params``, else null) and dropped unparsed,
     unless the server is waiting for the client's answer to one of its own requests. ``on_eof`` is
     called once stdin has ended (the client is gone), while calls may still be running.
     """
@@ -226,13 +228,13 @@ async def stdio_server(
             # An answer to the server's own request may be big (an inline host table, 8.8): never cut.
             return size > max_line and not awaiting
 
-        async def refuse() -> None:
-            error = too_large_error(max_line, "line")
+        async def refuse(pieces: list[bytes]) -> None:
+            error = too_large_error(max_line, "line", head(pieces))  # with the id its first bytes name (23.4)
             await write_stream.send(SessionMessage(types.JSONRPCError.model_validate(error)))
 
         async def deliver(line: bytes) -> None:
             if over_limit(len(line)):
-                await refuse()
+                await refuse([line])
                 return
             error = invalid_id_error(line)  # the SDK would take it for a notification (requestids.py)
             if error is None:
@@ -275,9 +277,9 @@ async def stdio_server(
                         if start < len(chunk) and not dropping:
                             pending.append(chunk[start:])
                             size += len(chunk) - start
-                            if over_limit(size):  # refused as soon as it is too long (id unknown: null)
+                            if over_limit(size):  # refused as soon as it is too long
+                                await refuse(pending)
                                 pending, size, dropping = [], 0, True
-                                await refuse()
                     if pending and (line := b"".join(pending)).strip():
                         await deliver(line)
 

@@ -11,16 +11,15 @@ from .declarations import BlockSpec, ConnectorInfo, ToolSpec
 from .effective import NEVER_ARGUMENTS, SYSTEM_KEYS
 from .errors import InvalidArguments
 
+# Published on every server and, through a host such as the bridge, once per source: brief (issue 23.3).
 AUTOCONTEXT_DESCRIPTION = (
-    "Call this first. Without resource_id it lists the resources you can use (at most 25, most likely first; "
-    "pass query to search all of them). With resource_id it returns the context blocks you need to write a "
-    "correct request for that resource (schema, key fields, frequent values, date ranges): all blocks, or only "
-    "those named in request_data (see autocontext_data)."
+    "Call this first: without resource_id, the resources you can use; with one, the schema, key fields, frequent "
+    "values and date ranges a request needs."
 )
-AUTOCONTEXT_DATA_DESCRIPTION = (
-    "Lists the autocontext blocks this source offers (id and what each contains). With resource_id, only the "
-    "blocks that apply to that resource."
-)
+AUTOCONTEXT_DATA_DESCRIPTION = "Lists the autocontext blocks (id, content), for resource_id if given."
+# A server without resources (resource_id format "none", 6.1) has no resource list to offer.
+AUTOCONTEXT_DESCRIPTION_NO_RESOURCE = "Call this first: the context this source offers (blocks in autocontext_data)."
+AUTOCONTEXT_DATA_DESCRIPTION_NO_RESOURCE = "Lists the autocontext blocks (id, content)."
 
 
 def uses_resource(info: ConnectorInfo) -> bool:
@@ -51,7 +50,7 @@ def autocontext_schemas(info: ConnectorInfo, blocks: dict[str, BlockSpec]) -> tu
     if uses_resource(info):
         ac["properties"]["query"] = {
             "type": "string",
-            "description": "Without resource_id: search all resources by name, group or id.",
+            "description": "Search resources by name, group or id.",
         }
     return ac, data
 

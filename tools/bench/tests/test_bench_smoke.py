@@ -12,7 +12,7 @@ EVERY_CASE = {
     "per_call", "big_extraction", "peer_mcp_alchemy", "peer_dbhub", "acp_query_first", "acp_query_repeated",
     "acp_query_first_extracted",
     "build_declared", "build_inferred", "ga4_report", "http_sessions_p50", "http_sessions_p99", "http_sessions_wall",
-    "bigquery_extraction", "gsc_extraction",
+    "bigquery_extraction", "gsc_extraction", "tools_list",
 }
 MAY_SKIP = {"peer_mcp_alchemy", "peer_dbhub"}
 
@@ -42,6 +42,7 @@ def test_bench_quick_runs_every_case(tmp_path):
     assert cases["ga4_report"]["extra"]["csv_all_rows"] is True and cases["ga4_report"]["extra"]["baseline_rows"] == 3000
     gsc = cases["gsc_extraction"]["extra"]  # every row of the fake reached the CSV, as the bare client paged them
     assert gsc["same_rows"] is True and gsc["csv_rows"] == gsc["bare_rows"] == gsc["rows"]
+    assert cases["tools_list"]["extra"]["after"]["tools"] == 32 and cases["tools_list"]["unit"] == "bytes"
     http = cases["http_sessions_wall"]["extra"]
     assert http["calls_checked"] >= 2 * http["sessions"] * http["calls_per_session"]
     assert "| case |" in proc.stdout and data["machine"]["cores"]

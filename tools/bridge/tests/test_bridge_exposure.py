@@ -4,7 +4,7 @@ import datetime as dt
 
 import pytest
 from analytics_acp.errors import InvalidArguments
-from analytics_acp_bridge.exposure import TABLE_REF_DESCRIPTION, forward_arguments, rewrite_tool
+from analytics_acp_bridge.exposure import EXTRACTION_NOTE, TABLE_REF_DESCRIPTION, forward_arguments, rewrite_tool
 
 SQL_TOOL = {
     "name": "execute_sql",
@@ -21,7 +21,10 @@ SQL_TOOL = {
 FORECAST = {
     "name": "forecast",
     "description": "Forecast a series.",
-    "inputSchema": {"type": "object", "properties": {"table_ref": {"type": "string", "x-acp-input": "table_ref"}}},
+    "inputSchema": {"type": "object", "properties": {
+        "table_ref": {"type": "string", "x-acp-input": "table_ref"},
+        "forecast_ref": {"type": "string", "x-acp-input": "table_ref", "description": "A forecast's output."},
+    }},
 }
 
 
@@ -29,16 +32,23 @@ def test_bridge_exposure_names_and_descriptions():
     wire, route = rewrite_tool(SQL_TOOL, "ventas", "Ventas (SQLite)", "SQL databases", extraction=True)
     assert wire["name"] == "ventas__execute_sql" and route.tool == "execute_sql" and route.source == "ventas"
     assert wire["description"].startswith("[Ventas (SQLite) · SQL databases] Run a read-only SQL query.")
-    assert wire["description"].endswith("to use with acp_query (SQL over all rows) or as a table_ref.")
-    assert "saves the full table in acp-data" in wire["description"]
+    assert wire["description"].endswith(f"\n\n{EXTRACTION_NOTE}") and "Full table saved in acp-data" in EXTRACTION_NOTE
     props = wire["inputSchema"]["properties"]
     assert set(props) == {"sql", "resource_id", "start_date", "end_date"}
+    # The bridge fills the markers itself: said once, on the templated argument; dates described once.
+    assert props["sql"]["description"] == "SELECT only. start_date/end_date fill {{start_date}}/{{end_date}}."
+    assert props["start_date"]["description"].startswith("First day: YYYY-MM-DD")
+    # x-acp-* keywords are for ACP hosts (the bridge used them); its MCP clients do not get them (issue 23.3).
+    assert "x-acp-date" not in props["sql"] and SQL_TOOL["inputSchema"]["properties"]["sql"]["x-acp-date"] == "template"
     assert "start_date" not in wire["inputSchema"]["required"]
     assert SQL_TOOL["inputSchema"]["properties"].keys() == {"sql", "resource_id"}  # the ACP's schema is not mutated
     fwire, froute = rewrite_tool(FORECAST, "prevision", "Previsión local", "Prediction", extraction=False)
-    assert fwire["inputSchema"]["properties"]["table_ref"]["description"] == TABLE_REF_DESCRIPTION
-    assert "acp-data" in TABLE_REF_DESCRIPTION and "not a query" in TABLE_REF_DESCRIPTION
-    assert "saves the full table" not in fwire["description"]
+    fprops = fwire["inputSchema"]["properties"]
+    assert fprops["table_ref"]["description"] == TABLE_REF_DESCRIPTION
+    assert "acp-data" in TABLE_REF_DESCRIPTION and "not rows or a query" in TABLE_REF_DESCRIPTION
+    assert fprops["forecast_ref"]["description"] == "acp-data dataset id: A forecast's output."  # its role is kept
+    assert "x-acp-input" not in fprops["table_ref"]
+    assert EXTRACTION_NOTE not in fwire["description"]
     assert not froute.window_added
 
 

@@ -111,3 +111,20 @@ def test_bridge_query_typed_load_of_booleans_nulls_and_text(tmp_path):
     response, _ = own_tools.query(s, "SELECT SUM(ok) AS oks, COUNT(ok) AS known, SUM(n) AS n, typeof(MAX(n)) AS t, "
                                      "SUM(x) AS x, COUNT(cp) AS cps, MIN(cp) AS first_cp FROM typed")
     assert response["rows"] == [{"oks": 1, "known": 2, "n": 12, "t": "integer", "x": 3.5, "cps": 2, "first_cp": "08001"}]
+
+
+def test_bridge_query_answer_has_readable_floats_and_dataset_keeps_exact(tmp_path):
+    # Issue 23.5: a SUM of prices comes back from SQLite as 12790.109999999999; the model reads 12790.11,
+    # while the saved result dataset (the host table) keeps the exact double.
+    s = DatasetStore(tmp_path)
+    prices = [0.1, 0.2, 12789.81]
+    s.write_dataset("precios", [{"name": "importe", "type": "number"}, {"name": "n", "type": "integer"}],
+                    iter([{"importe": p, "n": 1} for p in prices]), {"origin": "acp"})
+    exact = sqlite3.connect(":memory:").execute(
+        "SELECT SUM(v) FROM (SELECT 0.1 AS v UNION ALL SELECT 0.2 UNION ALL SELECT 12789.81)").fetchone()[0]
+    assert repr(exact) == "12790.109999999999"  # the noise is real: the case the issue saw
+    response, _ = own_tools.query(s, "SELECT SUM(importe) AS importe, SUM(n) AS n, 0.5 AS half FROM precios")
+    assert response["rows"] == [{"importe": 12790.11, "n": 3, "half": 0.5}]
+    assert "12790.11," in json.dumps(response) and "12790.109999999999" not in json.dumps(response)
+    with open(tmp_path / "acp-data" / f"{response['dataset']}.csv", encoding="utf-8") as f:
+        assert next(csv.DictReader(f))["importe"] == "12790.109999999999"

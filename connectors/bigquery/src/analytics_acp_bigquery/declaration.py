@@ -21,10 +21,9 @@ from .resource_ids import LEVELS
 VERSION = "0.1.0"
 PACKAGE_DIR = Path(__file__).resolve().parents[2]
 
-RESOURCE_DESCRIPTION = (
-    "BigQuery project, dataset or table as <project>[.<dataset>[.<table>]]; a table may be a wildcard such as "
-    "events_* (date-sharded tables). Backticks, '/' separators and domain-scoped projects (example.com:project) are accepted."
-)
+# Repeated in every tool's resource_id (6.2): brief (issue 23.3); backticks, '/' and domain-scoped projects
+# are normalized (resource_ids.py).
+RESOURCE_DESCRIPTION = "<project>[.<dataset>[.<table>]]; tables may be wildcards (events_*)."
 
 CONFIG_SCHEMA: dict[str, Any] = {
     "type": "object",
@@ -76,22 +75,22 @@ INSTRUCTIONS = (
     "Call autocontext for a dataset to see its tables, shards and schemas. The full result is stored by the host."
 )
 
+# Tool texts say what the tool is for and when to use it, each argument once (issue 23.3: tools/list is read
+# in every conversation).
 EXECUTE_DESCRIPTION = (
-    "Run one read-only GoogleSQL SELECT in BigQuery and extract the full result. A dry run checks it first: anything "
-    "but SELECT is refused, and a query whose estimated cost exceeds the cost limit is refused with how to narrow it. "
-    "Use {{start_date}} and {{end_date}} for the date window, e.g. WHERE _TABLE_SUFFIX BETWEEN "
-    "FORMAT_DATE('%Y%m%d', '{{start_date}}') AND FORMAT_DATE('%Y%m%d', '{{end_date}}')."
+    "Extract the full result of one read-only GoogleSQL SELECT. A dry run first refuses anything else and queries "
+    "over the cost limit (saying how to narrow them). Date window: {{start_date}}/{{end_date}}, e.g. _TABLE_SUFFIX "
+    "BETWEEN FORMAT_DATE('%Y%m%d', '{{start_date}}') AND ..."
 )
 
 VALIDATE_DESCRIPTION = (
-    "Dry-run a query without running it (free): validity with BigQuery's error and position, statement type, "
-    "read-only, bytes processed, estimated cost against the cost limit, referenced tables and the result schema."
+    "Dry-run a query (free) before execute_query: validity (BigQuery's error and position), statement type, bytes, "
+    "estimated cost against the cost limit, referenced tables and the result schema."
 )
 
 LOAD_DESCRIPTION = (
-    "Append the rows of a host dataset (table_ref) to a BigQuery table with a load job (WRITE_APPEND, never replace). "
-    "The rows are read from the host, never passed in arguments. Needs access_mode readAndOnlyAdd or a table rule that "
-    "allows adding for the target table."
+    "Append a host dataset's rows (table_ref) to a BigQuery table with a load job (never replace); rows never travel "
+    "in arguments. Needs access_mode readAndOnlyAdd or a table rule allowing it."
 )
 
 
@@ -151,11 +150,11 @@ def tool_specs() -> list[ToolSpec]:
         "type": "string",
         "contentMediaType": "application/sql",
         "x-acp-date": "template",
-        "description": "One GoogleSQL SELECT. Use {{start_date}} and {{end_date}} for the date window.",
+        "description": "One GoogleSQL SELECT.",
     }
     window = {
-        "start_date": {"type": "string", "description": "Replaces {{start_date}} when the host did not: YYYY-MM-DD, NdaysAgo, yesterday or today."},
-        "end_date": {"type": "string", "description": "Replaces {{end_date}} when the host did not: YYYY-MM-DD, NdaysAgo, yesterday or today."},
+        "start_date": {"type": "string", "description": "Fills {{start_date}}: YYYY-MM-DD, NdaysAgo, yesterday or today."},
+        "end_date": {"type": "string", "description": "Fills {{end_date}}, same forms."},
     }
     return [
         ToolSpec(
@@ -188,10 +187,10 @@ def tool_specs() -> list[ToolSpec]:
                 "type": "object",
                 "properties": {
                     "table_ref": {"type": "string", ACP_INPUT_ANNOTATION: ACP_INPUT_TABLE_REF,
-                                  "description": "Id of a host dataset or report. The host resolves the rows."},
-                    "table": {"type": "string", "description": "Target table: <table> (in the resource's dataset), <dataset>.<table> or <project>.<dataset>.<table>."},
+                                  "description": "Id of a host dataset or report (the host resolves the rows)."},
+                    "table": {"type": "string", "description": "<table> (in the resource's dataset), <dataset>.<table> or <project>.<dataset>.<table>."},
                     "create_if_missing": {"type": "boolean", "default": False,
-                                          "description": "Create the table from the dataset's typed headers when it does not exist."},
+                                          "description": "Create it from the dataset's types if absent."},
                 },
                 "required": ["table_ref", "table"],
             },

@@ -30,9 +30,8 @@ SCHEMA: dict[str, Any] = {
     "type": "array",
     "maxItems": MAX_ACTIONS,
     "description": (
-        "Steps run in order after the page loads. Each is an object with 'action' and its fields: "
-        "click {selector}; fill {selector, value}; press {key, selector?}; scroll {to: 'bottom'|'top'} or {y} or {selector}; "
-        "wait_for {selector} or {ms}; navigate {url}. Selectors are Playwright selectors (CSS, text=..., role=...)."
+        "In order, after load: click {selector}; fill {selector, value}; press {key, selector?}; scroll {to} or {y} "
+        "or {selector}; wait_for {selector, state?} or {ms}; navigate {url}. Playwright selectors."
     ),
     "items": {
         "type": "object",

@@ -31,13 +31,12 @@ INPUT_SCHEMA: dict[str, Any] = {
     "properties": {
         "url": {
             "type": "string",
-            "description": "Page to open: an absolute http(s) URL on the resource_id origin, or a path relative to it. "
-                           "Empty: the origin's home page. Later calls in the same conversation continue the same browser session.",
+            "description": "An http(s) URL on the resource_id origin, or a path. Default: the home page.",
             "x-acp-url": ["^https?://"],
         },
         "actions": actions.SCHEMA,
         "wait_until": {"type": "string", "enum": WAIT_UNTIL, "default": "load",
-                       "description": "When the page counts as loaded before the settle time."},
+                       "description": "When the page counts as loaded."},
     },
 }
 

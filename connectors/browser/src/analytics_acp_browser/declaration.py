@@ -32,7 +32,7 @@ def info() -> ConnectorInfo:
         instructions=INSTRUCTIONS,
         resource_id=ResourceIdSpec(
             title="Site origin",
-            description="The site to audit as an origin, scheme://host[:port]. Any URL or bare host is accepted and reduced to its origin.",
+            description="The site's origin, scheme://host[:port] (a URL or bare host is reduced to it).",
             format="origin",
             examples=["https://shop.example.com", "http://127.0.0.1:8080"],
         ),
@@ -71,10 +71,8 @@ def tools() -> list[ToolSpec]:
             name="capture",
             title="Capture a page",
             description=(
-                "Open a page of the resource_id site in this conversation's browser session, optionally run steps "
-                "(click, fill, press, scroll, wait_for, navigate), and extract analytics datasets: "
-                + "; ".join(f"{e.name} ({e.title})" for e in catalog.CATALOG)
-                + ". The manifest lists visited pages and executed steps. Successive calls continue the same session."
+                "Open a page of the resource_id site in this conversation's browser (later calls continue the "
+                "session), run actions and extract the tables asked for, with a manifest of pages and steps."
             ),
             run=capture.run,
             input_schema=capture.INPUT_SCHEMA,

@@ -17,11 +17,8 @@ PACKAGE_DIR = Path(__file__).resolve().parents[2]
 
 SERVER_DIALECTS = ["postgresql", "mysql", "mariadb"]
 
-RESOURCE_DESCRIPTION = (
-    "Database object as <database>[.<schema>[.<table>]]. SQLite and DuckDB files use the file name "
-    "without extension as <database> (ventas.sqlite -> ventas); MySQL/MariaDB and SQLite have no schema "
-    "level (<database>.<table>). Quotes, backticks and '/' separators are accepted."
-)
+# Repeated in every tool's resource_id (6.2): brief; autocontext lists ready-to-use ids (issue 23.3).
+RESOURCE_DESCRIPTION = "<database>[.<schema>[.<table>]]; SQLite/DuckDB: the file name sans extension."
 
 CREDENTIALS_SCHEMA: dict[str, Any] = {
     "oneOf": [
@@ -119,22 +116,22 @@ INSTRUCTIONS = (
     "The full result is stored by the host as a dataset: pass its id as table_ref to other tools instead of copying rows."
 )
 
+# Tool texts say what the tool is for and when to use it, each argument once (issue 23.3: tools/list is
+# read in every conversation).
 EXECUTE_DESCRIPTION = (
-    "Run one read-only SQL query (SELECT, WITH ... SELECT, VALUES or EXPLAIN of those) in the database's own dialect and "
-    "extract the result. Use {{start_date}} and {{end_date}} (quoted as strings) for the date window, e.g. "
-    "WHERE fecha BETWEEN '{{start_date}}' AND '{{end_date}}'. Any statement that changes data or settings is rejected. "
-    "Call autocontext first to see tables and columns."
+    "Extract the result of one read-only query (SELECT, WITH, VALUES or their EXPLAIN) in the database's dialect. "
+    "Date window as quoted markers: WHERE fecha BETWEEN '{{start_date}}' AND '{{end_date}}'. "
+    "Call autocontext first for tables and columns."
 )
 
 VALIDATE_DESCRIPTION = (
-    "Check a SQL query without running it: statement type, whether execute_sql accepts it (read-only), "
-    "referenced tables, and the result columns with their types."
+    "Check a query without running it: statement type, whether execute_sql accepts it, referenced tables and the "
+    "result's typed columns."
 )
 
 INSERT_DESCRIPTION = (
-    "Append the rows of a host dataset (table_ref) to a database table, in one transaction (all or nothing). "
-    "The rows are read from the host, never passed in arguments. Needs access_mode readAndOnlyAdd (append, create) "
-    "or full (replace) for the target table."
+    "Append a host dataset's rows (table_ref) to a table in one transaction; rows never travel in arguments. "
+    "Needs access_mode readAndOnlyAdd (append, create) or full (replace)."
 )
 
 
@@ -191,7 +188,7 @@ def tool_specs() -> list[ToolSpec]:
         "type": "string",
         "contentMediaType": "application/sql",
         "x-acp-date": "template",
-        "description": "One SELECT (or WITH ... SELECT, VALUES) in the database dialect. Use {{start_date}} and {{end_date}} for the date window.",
+        "description": "The query, in the database's dialect.",
     }
     return [
         ToolSpec(
@@ -208,7 +205,7 @@ def tool_specs() -> list[ToolSpec]:
                     "limit": {
                         "type": "integer",
                         "minimum": 1,
-                        "description": "Maximum rows to extract (the stored copy). Omit to extract every row; you always see a sample.",
+                        "description": "Rows to extract. Default: all.",
                     },
                 },
                 "required": ["sql"],
@@ -222,7 +219,7 @@ def tool_specs() -> list[ToolSpec]:
             kind="info",
             input_schema={
                 "type": "object",
-                "properties": {"sql": {**sql_property, "description": "The query to check. {{start_date}}/{{end_date}} may stay as markers."}},
+                "properties": {"sql": {**sql_property, "description": "The query; date markers may stay."}},
                 "required": ["sql"],
             },
         ),
@@ -239,14 +236,14 @@ def tool_specs() -> list[ToolSpec]:
                     "table_ref": {
                         "type": "string",
                         ACP_INPUT_ANNOTATION: ACP_INPUT_TABLE_REF,
-                        "description": "Id of a host dataset or report. The host resolves the rows.",
+                        "description": "Id of a host dataset or report (the host resolves the rows).",
                     },
                     "table": {
                         "type": "string",
-                        "description": "Target table: <table>, <schema>.<table> or a full <database>[.<schema>].<table> id. Relative names resolve against resource_id.",
+                        "description": "Target table, relative to resource_id or a full id.",
                     },
-                    "create_if_missing": {"type": "boolean", "default": False, "description": "Create the table from the dataset's typed headers when it does not exist."},
-                    "mode": {"type": "string", "enum": ["append", "replace"], "default": "append", "description": "append adds rows; replace deletes the table's rows first (needs access_mode full)."},
+                    "create_if_missing": {"type": "boolean", "default": False, "description": "Create it from the dataset's types if absent."},
+                    "mode": {"type": "string", "enum": ["append", "replace"], "default": "append", "description": "replace empties the table first (access_mode full)."},
                 },
                 "required": ["table_ref", "table"],
             },

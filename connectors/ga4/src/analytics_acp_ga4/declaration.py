@@ -48,63 +48,46 @@ CONFIG_SCHEMA: dict[str, Any] = {
 }
 
 _NAMES = {"type": "array", "items": {"type": "string"}}
-
-DIMENSION_FILTER = {
-    "type": "object",
-    "properties": {
-        "field": {"type": "string", "description": "Dimension API name."},
-        "match_type": {"type": "string", "enum": ["EXACT", "BEGINS_WITH", "ENDS_WITH", "CONTAINS", "FULL_REGEXP",
-                                                  "PARTIAL_REGEXP", "IN_LIST"], "default": "EXACT"},
-        "value": {"type": "string", "description": "Value to match (all match types except IN_LIST)."},
-        "values": {**_NAMES, "description": "Values for IN_LIST."},
-        "case_sensitive": {"type": "boolean", "default": False},
-        "not": {"type": "boolean", "default": False, "description": "Exclude the matching rows instead."},
-    },
-    "required": ["field"],
+# Argument texts are brief and said once (issue 23.3: tools/list is read in every conversation); valid names
+# come from autocontext and get_metadata. Filter and order items are described by their signature (the form the
+# README uses) rather than nested schemas: request.py checks every key and names the wrong one.
+DIMENSION_FILTERS = {
+    "type": "array", "items": {"type": "object"},
+    "description": ("AND-ed {field, match_type EXACT (default)|BEGINS_WITH|ENDS_WITH|CONTAINS|FULL_REGEXP|PARTIAL_REGEXP"
+                    "|IN_LIST, value (IN_LIST: values, a list), case_sensitive, not}."),
 }
-
-METRIC_FILTER = {
-    "type": "object",
-    "properties": {
-        "field": {"type": "string", "description": "Metric API name."},
-        "operation": {"type": "string", "enum": ["EQUAL", "LESS_THAN", "LESS_THAN_OR_EQUAL", "GREATER_THAN",
-                                                 "GREATER_THAN_OR_EQUAL", "BETWEEN"]},
-        "value": {"type": "number", "description": "Comparison value (BETWEEN: use values [from, to])."},
-        "values": {"type": "array", "items": {"type": "number"}, "minItems": 2, "maxItems": 2},
-    },
-    "required": ["field", "operation"],
+METRIC_FILTERS = {
+    "type": "array", "items": {"type": "object"},
+    "description": ("AND-ed {field, operation EQUAL|LESS_THAN|LESS_THAN_OR_EQUAL|GREATER_THAN|GREATER_THAN_OR_EQUAL"
+                    "|BETWEEN, value (BETWEEN: values [from, to])}."),
 }
-
-ORDER_BY = {
-    "type": "object",
-    "properties": {"field": {"type": "string", "description": "A metric or dimension of the request."},
-                   "desc": {"type": "boolean", "default": False}},
-    "required": ["field"],
+ORDER_BYS = {
+    "type": "array",
+    "description": "Requested fields, e.g. [\"-sessions\", \"date\"] ('-': descending) or [{field, desc}].",
 }
 
 
 def _window_properties() -> dict[str, Any]:
     return {
-        "start_date": date_property("start", "First day: YYYY-MM-DD, NdaysAgo, yesterday or today. Default 28daysAgo."),
-        "end_date": date_property("end", "Last day: YYYY-MM-DD, NdaysAgo, yesterday or today. Default yesterday."),
+        "start_date": date_property("start", "YYYY-MM-DD, NdaysAgo, yesterday, today. Default 28daysAgo."),
+        "end_date": date_property("end", "Default yesterday."),
     }
 
 
 RUN_REPORT_SCHEMA: dict[str, Any] = {
     "type": "object",
     "properties": {
-        "metrics": {**_NAMES, "minItems": 1, "maxItems": 10,
-                    "description": "Metric API names, e.g. sessions, totalUsers, keyEvents:purchase, customEvent:value."},
-        "dimensions": {**_NAMES, "maxItems": 9, "description": "Dimension API names, e.g. date, sessionDefaultChannelGroup."},
+        "metrics": {**_NAMES, "minItems": 1, "maxItems": 10, "description": "API names, e.g. sessions, keyEvents:purchase."},
+        "dimensions": {**_NAMES, "maxItems": 9, "description": "API names, e.g. date, sessionDefaultChannelGroup."},
         **_window_properties(),
-        "compare_start_date": {"type": "string", "description": "Optional second range (adds a dateRange column): first day."},
-        "compare_end_date": {"type": "string", "description": "Second range: last day."},
-        "dimension_filters": {"type": "array", "items": DIMENSION_FILTER, "description": "All must match (AND)."},
-        "metric_filters": {"type": "array", "items": METRIC_FILTER, "description": "All must match (AND)."},
-        "order_bys": {"type": "array", "items": ORDER_BY},
-        "limit": {"type": "integer", "minimum": 1, "description": "Rows to extract. Default: all rows."},
-        "keep_empty_rows": {"type": "boolean", "default": False, "description": "Keep rows whose metrics are all 0."},
-        "currency_code": {"type": "string", "description": "ISO 4217 code for currency metrics. Default: the property's."},
+        "compare_start_date": {"type": "string", "description": "A second range (adds a dateRange column)."},
+        "compare_end_date": {"type": "string"},
+        "dimension_filters": DIMENSION_FILTERS,
+        "metric_filters": METRIC_FILTERS,
+        "order_bys": ORDER_BYS,
+        "limit": {"type": "integer", "minimum": 1, "description": "Rows to extract. Default: all."},
+        "keep_empty_rows": {"type": "boolean", "default": False, "description": "Keep all-zero rows."},
+        "currency_code": {"type": "string", "description": "ISO 4217. Default: property's."},
     },
     "required": ["metrics"],
 }
@@ -112,13 +95,12 @@ RUN_REPORT_SCHEMA: dict[str, Any] = {
 CLUSTER_SCHEMA: dict[str, Any] = {
     "type": "object",
     "properties": {
-        "dimension": {"type": "string", "description": "The dimension whose values are clustered, e.g. pagePath."},
+        "dimension": {"type": "string", "description": "Whose values are clustered, e.g. pagePath."},
         "clusters": {"type": "array", "minItems": 1, "maxItems": 25, "items": {
-            "type": "object",
-            "properties": {"name": {"type": "string"}, "regex": {"type": "string", "description": "RE2 regular expression (partial match)."}},
-            "required": ["name", "regex"]}, "description": "Ordered: the first matching cluster wins; unmatched values go to '(other)'."},
+            "type": "object", "properties": {"name": {"type": "string"}, "regex": {"type": "string"}},
+            "required": ["name", "regex"]}, "description": "In order; regex is RE2, partial match."},
         "metrics": {**_NAMES, "minItems": 1, "maxItems": 10},
-        "dimensions": {**_NAMES, "maxItems": 4, "description": "Optional breakdown dimensions (e.g. date)."},
+        "dimensions": {**_NAMES, "maxItems": 4, "description": "Breakdown, e.g. date."},
         **_window_properties(),
         "case_sensitive": {"type": "boolean", "default": False},
     },
@@ -128,7 +110,7 @@ CLUSTER_SCHEMA: dict[str, Any] = {
 CONVERSION_SCHEMA: dict[str, Any] = {
     "type": "object",
     "properties": {
-        "key_events": {**_NAMES, "description": "Key event names (e.g. purchase). Default: all key events."},
+        "key_events": {**_NAMES, "description": "E.g. purchase. Default: all."},
         **_window_properties(),
     },
 }
@@ -136,12 +118,12 @@ CONVERSION_SCHEMA: dict[str, Any] = {
 REALTIME_SCHEMA: dict[str, Any] = {
     "type": "object",
     "properties": {
-        "metrics": {**_NAMES, "minItems": 1, "description": "Realtime metrics: activeUsers, eventCount, keyEvents, screenPageViews."},
-        "dimensions": {**_NAMES, "description": "Realtime dimensions: country, deviceCategory, eventName, unifiedScreenName, minutesAgo…"},
+        "metrics": {**_NAMES, "minItems": 1, "description": "activeUsers, eventCount, keyEvents, screenPageViews."},
+        "dimensions": {**_NAMES, "description": "E.g. country, deviceCategory, eventName, minutesAgo."},
         "start_minutes_ago": {"type": "integer", "minimum": 0, "maximum": 59, "default": 29,
-                              "description": "Start of the minute range (29 = the last 30 minutes; 360 properties: up to 59)."},
+                              "description": "29: the last 30 minutes (up to 59 on 360 properties)."},
         "end_minutes_ago": {"type": "integer", "minimum": 0, "maximum": 59, "default": 0},
-        "dimension_filters": {"type": "array", "items": DIMENSION_FILTER},
+        "dimension_filters": DIMENSION_FILTERS,
         "limit": {"type": "integer", "minimum": 1},
     },
     "required": ["metrics"],
@@ -154,15 +136,15 @@ FUNNEL_SCHEMA: dict[str, Any] = {
             "type": "object",
             "properties": {
                 "name": {"type": "string"},
-                "event_name": {"type": "string", "description": "The step is reached by this event."},
-                "page_path": {"type": "string", "description": "Or: the step is reached on a page whose path matches."},
+                "event_name": {"type": "string"},
+                "page_path": {"type": "string", "description": "Instead of event_name."},
                 "match_type": {"type": "string", "enum": ["EXACT", "BEGINS_WITH", "CONTAINS", "FULL_REGEXP", "PARTIAL_REGEXP"],
-                               "default": "EXACT", "description": "How page_path matches."},
+                               "default": "EXACT", "description": "For page_path."},
                 "directly_followed_by": {"type": "boolean", "default": False,
-                                         "description": "The step must come right after the previous one."},
+                                         "description": "Right after the previous step."},
             },
             "required": ["name"]}},
-        "is_open_funnel": {"type": "boolean", "default": False, "description": "Open funnel: users may enter at any step."},
+        "is_open_funnel": {"type": "boolean", "default": False, "description": "Users may enter at any step."},
         **_window_properties(),
     },
     "required": ["steps"],
@@ -176,7 +158,7 @@ COMPATIBILITY_SCHEMA: dict[str, Any] = {
 METADATA_SCHEMA: dict[str, Any] = {
     "type": "object",
     "properties": {
-        "query": {"type": "string", "description": "Words to search in API names, UI names and descriptions."},
+        "query": {"type": "string", "description": "Words to find in names and descriptions."},
         "kind": {"type": "string", "enum": ["all", "dimensions", "metrics"], "default": "all"},
         "custom_only": {"type": "boolean", "default": False},
     },
@@ -256,35 +238,29 @@ def tool_specs() -> list[ToolSpec]:
     return [
         ToolSpec(name="run_report", title="Run a GA4 report", kind="extraction", default=True, run=_run_report,
                  input_schema=RUN_REPORT_SCHEMA, description=(
-                     "Extract a GA4 report (Data API runReport): metrics by dimensions over a date window, every row "
-                     "(paged to completion), typed, with the API's own totals. Common names are mapped (users -> totalUsers, "
-                     "purchases -> ecommercePurchases, conversions -> keyEvents). Call autocontext first for key events and "
-                     "custom dimensions; get_metadata lists every valid name.")),
+                     "Extract a GA4 report (runReport): metrics by dimensions over a date window, every row, with the "
+                     "API's totals. Call autocontext first (key events, custom dimensions); get_metadata finds valid names.")),
         ToolSpec(name="run_report_by_regex_cluster", title="Report by regex clusters", kind="extraction", run=_run_cluster,
                  input_schema=CLUSTER_SCHEMA, description=(
-                     "Group the values of one dimension (e.g. pagePath) into named clusters by ordered regular expressions "
-                     "(first match wins, the rest is '(other)') and report metrics per cluster. Each cluster is its own "
-                     "filtered API request, so users, rates and averages are exact, never summed.")),
+                     "Report metrics per named cluster of one dimension's values (e.g. pagePath), by ordered regexes "
+                     "(first match wins, the rest is '(other)'). Users, rates and averages are exact, never summed.")),
         ToolSpec(name="compare_conversion_models", title="Compare conversion credit by channel", kind="extraction",
                  run=_run_conversion, input_schema=CONVERSION_SCHEMA, description=(
-                     "Key events and revenue per default channel group under three views: first user "
-                     "(firstUserDefaultChannelGroup), session (sessionDefaultChannelGroup) and the property's reporting "
-                     "attribution (defaultChannelGroup), one row per channel with each model's share, to see how credit moves.")),
+                     "Key events and revenue per default channel group under three views (first user, session, the "
+                     "property's reporting attribution), one row per channel with each view's share: how credit moves.")),
         ToolSpec(name="run_realtime_report", title="Realtime report", kind="extraction", run=_run_realtime,
                  input_schema=REALTIME_SCHEMA, description=(
-                     "Extract a realtime report (last 30 minutes by default; Data API runRealtimeReport) with the API's totals.")),
+                     "Extract a realtime report (Data API runRealtimeReport; last 30 minutes by default) with the API's totals.")),
         ToolSpec(name="run_funnel_report", title="Funnel report", kind="extraction", run=_run_funnel,
                  input_schema=FUNNEL_SCHEMA, description=(
-                     "Extract a funnel (Data API v1alpha runFunnelReport): steps by event name or page path, open or closed, "
-                     "with active users, completion rate and abandonments per step.")),
+                     "Extract a funnel (Data API runFunnelReport): steps by event or page path, open or closed, with "
+                     "active users, completion rate and abandonments per step.")),
         ToolSpec(name="check_compatibility", title="Check field compatibility", kind="info", run=_run_compatibility,
                  input_schema=COMPATIBILITY_SCHEMA, description=(
-                     "Say which of the given metrics and dimensions can be requested together in one report "
-                     "(Data API checkCompatibility), and which clash.")),
+                     "Which of these metrics and dimensions can go together in one report, and which clash.")),
         ToolSpec(name="get_metadata", title="Search dimensions and metrics", kind="info", run=_run_metadata,
                  input_schema=METADATA_SCHEMA, description=(
-                     "Search the property's dimensions and metrics (custom ones included) by name or description; returns "
-                     "API names, types and descriptions.")),
+                     "Search the property's dimensions and metrics (custom ones too): API names, types, descriptions.")),
     ]
 
 

@@ -23,12 +23,10 @@ DIMENSIONS = ["query", "page", "country", "device", "date", "hour", "searchAppea
 FILTER_DIMENSIONS = ["query", "page", "country", "device", "searchAppearance"]
 OPERATORS = ["equals", "notEquals", "contains", "notContains", "includingRegex", "excludingRegex"]
 SEARCH_TYPES = ["web", "image", "video", "news", "discover", "googleNews"]
-PT_DATE = "YYYY-MM-DD, YYYYMMDD, NdaysAgo, yesterday or today, in Pacific Time (Search Console's days)."
+PT_DATE = "YYYY-MM-DD, YYYYMMDD, NdaysAgo, yesterday, today (Pacific Time)."
 
-RESOURCE_DESCRIPTION = (
-    "Search Console property: a URL-prefix property (https://www.example.com/, with the trailing slash) or a domain "
-    "property (sc-domain:example.com). A bare host (example.com) is resolved to the property the credentials can see."
-)
+# Repeated in every tool's resource_id (6.2): brief (issue 23.3). A bare host is resolved too (resource_ids.py).
+RESOURCE_DESCRIPTION = "https://www.example.com/ (URL-prefix property, with the slash) or sc-domain:example.com."
 
 INSTRUCTIONS = (
     "Google Search Console. Call autocontext for the property first: it gives the queryable date range, the last day "
@@ -39,29 +37,28 @@ INSTRUCTIONS = (
     "windows; inspect_urls checks indexing of URLs (2,000 a day per property); sitemaps lists sitemaps."
 )
 
+# Tool texts say what the tool is for and when to use it, each argument once (issue 23.3: tools/list is read
+# in every conversation). Filters are described by their signature: query.py checks each key and names the wrong one.
 SEARCH_DESCRIPTION = (
-    "Extract Search Console performance (clicks, impressions, ctr, position) grouped by dimensions, with filters. "
-    "Every row is extracted (paged, split by day when the API's row ceiling is reached), in the API's order (clicks "
-    "descending); totals cover the whole window. Days are Pacific Time; default window: one month ending on the last "
-    "day with final data. With data_state all/hourly_all, fresh days are marked provisional. Call autocontext first."
+    "Extract Search Console clicks, impressions, ctr and position by dimensions: every row (past the API's row "
+    "ceiling), clicks descending, totals for the whole window. Pacific Time days; default: the month up to the "
+    "last day with final data. Call autocontext first."
 )
 
 COMPARE_DESCRIPTION = (
-    "Compare two windows of Search Console performance: the same query over the current window (start_date/end_date) "
-    "and a previous one (compare_start_date/compare_end_date, default the preceding window of equal length), joined "
-    "on the dimensions, with each metric for both windows and the change. Rows found in only one window are kept with nulls."
+    "Compare two windows (start_date/end_date and compare_*): the same query joined on the dimensions, each metric "
+    "for both windows and the change; a row found in one window only has nulls for the other."
 )
 
 INSPECT_DESCRIPTION = (
-    "Inspect URLs with the URL Inspection API: index verdict, coverage and indexing state, last crawl, Google and "
-    "declared canonical, robots.txt, mobile usability and rich results, one row per URL. Give urls, or table_ref with a "
-    "host table that has a url (or page) column. Google allows 2,000 inspections a day and 600 a minute per property; "
-    "the call is refused before it would exceed them."
+    "Inspect URLs (URL Inspection API): index verdict, coverage, last crawl, canonicals, robots.txt, mobile and rich "
+    "results, one row per URL, from urls or a table_ref's url (or page) column. Google allows 2,000 a day and 600 a "
+    "minute per property."
 )
 
 SITEMAPS_DESCRIPTION = (
-    "List every sitemap of the property (indexes expanded): type, last submitted and downloaded, warnings, errors, "
-    "and URLs submitted/indexed per content type."
+    "Every sitemap of the property (indexes expanded): type, last submitted and downloaded, warnings, errors, URLs "
+    "submitted/indexed per content type."
 )
 
 
@@ -153,29 +150,18 @@ def _query_properties() -> dict[str, Any]:
             "type": "array",
             "items": {"type": "string", "enum": DIMENSIONS},
             "uniqueItems": True,
-            "description": "Group by these, in order. Default [\"query\"]. hour needs data_state hourly_all; "
-                           "searchAppearance must be alone (filter on it to break one appearance down).",
+            "description": "Default [\"query\"]. hour needs hourly_all; searchAppearance goes alone.",
         },
         "filters": {
-            "type": "array",
-            "description": "All must match (AND).",
-            "items": {
-                "type": "object",
-                "properties": {
-                    "dimension": {"type": "string", "enum": FILTER_DIMENSIONS},
-                    "operator": {"type": "string", "enum": OPERATORS, "default": "equals"},
-                    "expression": {"type": "string", "description": "Value or RE2 regex (includingRegex/excludingRegex)."},
-                },
-                "required": ["dimension", "expression"],
-            },
+            "type": "array", "items": {"type": "object"},
+            "description": f"AND-ed {{dimension (not date/hour), operator {'|'.join(OPERATORS)} (default equals), "
+                           "expression (value or RE2 regex)}.",
         },
         "search_type": {"type": "string", "enum": SEARCH_TYPES, "default": "web"},
-        "aggregation_type": {"type": "string", "enum": ["auto", "byPage", "byProperty", "byNewsShowcasePanel"],
-                             "description": "How Google aggregates (default auto: by page when grouping by page)."},
+        "aggregation_type": {"type": "string", "enum": ["auto", "byPage", "byProperty", "byNewsShowcasePanel"], "default": "auto"},
         "data_state": {"type": "string", "enum": ["final", "all", "hourly_all"], "default": "final",
-                       "description": "final: finished days only. all/hourly_all: include fresh data, flagged provisional."},
-        "row_cap": {"type": "integer", "minimum": 1,
-                    "description": "Keep only the first N rows (by clicks, or by order_by). Omit to extract every row."},
+                       "description": "all/hourly_all add fresh days, flagged provisional."},
+        "row_cap": {"type": "integer", "minimum": 1, "description": "Keep the first N rows only."},
     }
 
 
@@ -184,19 +170,20 @@ def tool_specs() -> list[ToolSpec]:
     search_props = {
         **_query_properties(),
         "start_date": date_property("start", PT_DATE),
-        "end_date": date_property("end", PT_DATE),
+        "end_date": date_property("end", "Last day."),
         "order_by": {
             "type": "array", "items": {"type": "string"},
-            "description": "Sort the whole extraction, e.g. [\"impressions desc\"] or [\"position\"]. Default: clicks descending.",
+            "description": "E.g. [\"impressions desc\"]. Default: clicks desc.",
         },
     }
     compare_props = {
         **{k: v for k, v in _query_properties().items()},
-        "dimensions": {**_query_properties()["dimensions"], "items": {"type": "string", "enum": [d for d in DIMENSIONS if d not in ("date", "hour")]}},
-        "start_date": date_property("start", "Current window start. " + PT_DATE),
-        "end_date": date_property("end", "Current window end. " + PT_DATE),
-        "compare_start_date": {"type": "string", "description": "Previous window start (default: the window of the same length before start_date)."},
-        "compare_end_date": {"type": "string", "description": "Previous window end."},
+        "dimensions": {**_query_properties()["dimensions"], "items": {"type": "string", "enum": FILTER_DIMENSIONS},
+                       "description": "Default [\"query\"]. searchAppearance goes alone."},
+        "start_date": date_property("start", "Current window: " + PT_DATE),
+        "end_date": date_property("end", "Its last day."),
+        "compare_start_date": {"type": "string", "description": "Previous window. Default: the equal window before."},
+        "compare_end_date": {"type": "string"},
     }
     return [
         ToolSpec(name="search_analytics", title="Search Console performance", description=SEARCH_DESCRIPTION,
@@ -211,9 +198,9 @@ def tool_specs() -> list[ToolSpec]:
                      "urls": {"type": "array", "items": {"type": "string"}, "maxItems": 600,
                               "description": "Absolute URLs under the property."},
                      "table_ref": {"type": "string", ACP_INPUT_ANNOTATION: ACP_INPUT_TABLE_REF,
-                                   "description": "Id of a host dataset or report with the URLs. The host resolves the rows."},
-                     "url_column": {"type": "string", "description": "Column of table_ref with the URLs (default url, else page)."},
-                     "language_code": {"type": "string", "description": "BCP-47 language of the issue messages, e.g. en-US."},
+                                   "description": "Id of a host dataset or report with the URLs (the host resolves the rows)."},
+                     "url_column": {"type": "string", "description": "Default url, else page."},
+                     "language_code": {"type": "string", "description": "BCP-47 language of issue messages, e.g. en-US."},
                  }}),
         ToolSpec(name="sitemaps", title="Sitemaps", description=SITEMAPS_DESCRIPTION,
                  run=_run_sitemaps, kind="extraction", input_schema={"type": "object", "properties": {}}),

@@ -15,11 +15,8 @@ from analytics_acp import NO_RESOURCE, CallContext, ConnectorInfo, Defaults, Too
 from . import __version__
 
 PACKAGE_DIR = Path(__file__).resolve().parents[2]
-METHOD_HELP = (
-    "holt_winters: additive trend and season (exponential smoothing); ets: error/trend/season form chosen by AICc; "
-    "sarimax (or arima): seasonal ARIMA with order chosen by AIC; theta: theta method, robust on short series; "
-    "seasonal_naive: repeats the last season (a baseline); auto (default): backtests all and keeps the best."
-)
+# Argument texts are brief and said once (issue 23.3: tools/list is read in every conversation).
+METHOD_HELP = "auto backtests all and keeps the best."
 TABLE_REF = {
     "type": "string",
     "x-acp-input": "table_ref",
@@ -56,13 +53,13 @@ FORECAST_SCHEMA: dict[str, Any] = {
     "type": "object",
     "properties": {
         "table_ref": TABLE_REF,
-        "time_column": {"type": "string", "description": "Column with the dates or timestamps of the series."},
-        "value_column": {"type": "string", "description": "Numeric column to forecast."},
+        "time_column": {"type": "string", "description": "Dates or timestamps."},
+        "value_column": {"type": "string", "description": "The numeric column."},
         "horizon": {
             "type": "integer",
             "minimum": 1,
             "maximum": 1000,
-            "description": "How many future periods to forecast, in the series frequency (14 = 14 days for daily data).",
+            "description": "Periods ahead (14 = 14 days of daily data).",
         },
         "method": {
             "type": "string",
@@ -73,34 +70,33 @@ FORECAST_SCHEMA: dict[str, Any] = {
         "seasonal_period": {
             "type": "integer",
             "minimum": 1,
-            "description": "Points per season (7 for weekly patterns in daily data, 12 for monthly data). "
-            "Inferred from the frequency when absent; 1 means no season.",
+            "description": "Points per season (7 in daily data; 1: none). Default: from the frequency.",
         },
         "confidence": {
             "type": "number",
             "default": 0.95,
-            "description": "Coverage of the prediction interval in lower/upper, e.g. 0.8 or 0.95.",
+            "description": "Coverage of lower/upper.",
         },
         "group_by": {
             **STRING_OR_LIST,
-            "description": "Column(s) that identify separate series (e.g. channel): one forecast per series.",
+            "description": "Column(s) splitting the series: one forecast each.",
         },
         "frequency": {
             "type": "string",
             "enum": ["hourly", "daily", "weekly", "monthly", "quarterly", "yearly"],
-            "description": "Series frequency. Inferred from the dates when absent. A coarser one aggregates the rows.",
+            "description": "Default: from the dates (a coarser one aggregates).",
         },
         "aggregate": {
             "type": "string",
             "enum": ["sum", "mean", "last", "min", "max"],
             "default": "sum",
-            "description": "How rows that fall in the same period are combined.",
+            "description": "Per period.",
         },
         "fill": {
             "type": "string",
             "enum": ["interpolate", "zero", "previous"],
             "default": "interpolate",
-            "description": "How periods with no rows are filled (zero suits counts such as orders).",
+            "description": "For empty periods (zero suits counts).",
         },
     },
     "required": ["table_ref", "time_column", "value_column", "horizon"],
@@ -110,21 +106,20 @@ PLOT_SCHEMA: dict[str, Any] = {
     "type": "object",
     "properties": {
         "table_ref": TABLE_REF,
-        "x": {"type": "string", "description": "Column for the horizontal axis (dates, numbers or labels)."},
-        "y": {**STRING_OR_LIST, "description": "Numeric column(s) to draw, one line (or bar set) each."},
-        "lower": {"type": "string", "description": "Optional column with the lower edge of a shaded band."},
-        "upper": {"type": "string", "description": "Optional column with the upper edge of a shaded band."},
+        "x": {"type": "string", "description": "Horizontal axis column."},
+        "y": {**STRING_OR_LIST, "description": "Numeric column(s), one line or bar set each."},
+        "lower": {"type": "string", "description": "Column: lower edge of a band."},
+        "upper": {"type": "string", "description": "Column: upper edge of a band."},
         "forecast_ref": {
             "type": "string",
             "x-acp-input": "table_ref",
-            "description": "Optional id of a forecast dataset (the output of forecast) drawn after the history "
-            "with its lower/upper band; its time column must have the same name as x.",
+            "description": "A forecast's output, drawn after the history with its band (time column named as x).",
         },
-        "group_by": {"type": "string", "description": "Optional column: one line per value of it."},
+        "group_by": {"type": "string", "description": "Column: one line per value."},
         "kind": {"type": "string", "enum": ["line", "bar", "scatter"], "default": "line"},
-        "title": {"type": "string", "description": "Chart title."},
-        "width": {"type": "integer", "minimum": 200, "maximum": 4000, "default": 1000, "description": "Pixels."},
-        "height": {"type": "integer", "minimum": 150, "maximum": 3000, "default": 600, "description": "Pixels."},
+        "title": {"type": "string"},
+        "width": {"type": "integer", "minimum": 200, "maximum": 4000, "default": 1000},
+        "height": {"type": "integer", "minimum": 150, "maximum": 3000, "default": 600},
     },
     "required": ["table_ref", "x", "y"],
 }
@@ -149,10 +144,9 @@ def tools() -> list[ToolSpec]:
             name="forecast",
             title="Forecast a time series",
             description=(
-                "Forecast a numeric column of a host table (dataset or report id in table_ref) with statsmodels. "
-                "Returns the next `horizon` periods with forecast, lower and upper, one series per group_by value. "
-                "extra has the fitted method, its parameters and a backtest on the last `horizon` points "
-                "(MAE, RMSE, MAPE, sMAPE, skill_vs_naive, interval_coverage): quote it when you report the forecast."
+                "Forecast a numeric column of a host table (table_ref): the next horizon periods with forecast, lower "
+                "and upper, per group_by series. extra has the method, its parameters and a backtest (MAE, MAPE, "
+                "skill_vs_naive...): quote it when you report the forecast."
             ),
             run=_forecast,
             input_schema=FORECAST_SCHEMA,
@@ -165,9 +159,8 @@ def tools() -> list[ToolSpec]:
             name="plot",
             title="Chart a host table",
             description=(
-                "Draw a PNG chart (line, bar or scatter) of a host table (dataset or report id in table_ref), "
-                "optionally with a lower/upper band or a forecast dataset after the history. The host shows you the "
-                "image (screenshot_path)."
+                "Draw a PNG chart (line, bar or scatter) of a host table (table_ref), optionally with a lower/upper "
+                "band or a forecast after the history. You are shown the image."
             ),
             run=_plot,
             input_schema=PLOT_SCHEMA,

@@ -66,10 +66,9 @@ def resolve_selection(
 def tables_argument_schema(catalog: Sequence[CatalogEntry], tool_name: str | None) -> dict[str, Any]:
     """The optional ``tables`` property injected into a covered tool's inputSchema (8.7)."""
     own = catalog_for_tool(catalog, tool_name)
-    listed = "; ".join(
-        f"{e.name} ({e.title}{', always extracted' if e.required else ''})" + (f": {e.description.rstrip('. ')}" if e.description else "")
-        for e in own
-    )
+    # Each table with its title, as 8.7 asks; the entries' descriptions stay in the capability's table_catalog
+    # (a host's source settings), since tools/list is read in every conversation (issue 23.3).
+    listed = "; ".join(f"{e.name} ({e.title}{', always extracted' if e.required else ''})" for e in own)
     description = TABLES_DESCRIPTION + (f" Tables: {listed}." if listed else "")
     return {
         "type": "array",

@@ -59,6 +59,11 @@ def _fill(text: str, values: dict[str, str]) -> str:
     return text
 
 
+def how_to_test(connector_id: str) -> str:
+    """How to run a new connector's tests, from the repository root (its unit tests and the conformance kit)."""
+    return f".venv/bin/pytest connectors/{connector_id}"
+
+
 def new_connector_main(connector_id: str, root: str) -> int:
     """The ``new`` subcommand: write the folder and say what to do next; exit 2 on a refused id."""
     try:
@@ -66,6 +71,8 @@ def new_connector_main(connector_id: str, root: str) -> int:
     except ScaffoldError as exc:
         print(f"analytics-acp new: {exc}", file=sys.stderr)
         return 2
-    print(f"Wrote {folder}. Next: make venv (installs it), then edit tools.py, blocks.py and declaration.py;\n"
-          f"make test runs its tests (the conformance kit included); make build CONNECTOR={connector_id} freezes it.")
+    # The last line names the same test command as the README's "new connector" block (issue 23.6).
+    print(f"Wrote {folder}. Next, from the repository root: make venv (installs it), then edit tools.py, blocks.py\n"
+          f"and declaration.py; {how_to_test(connector_id)} runs its tests (the conformance kit included); "
+          f"make build CONNECTOR={connector_id} freezes it.")
     return 0

@@ -10,7 +10,7 @@ from pathlib import Path
 from .runner import machine_info, markdown, run_case, write_results
 
 CASE_MODULES = ["percall", "bigextract", "peers", "coldstart", "httpsessions", "acpquery", "building", "ga4report",
-                "gscextract", "bigquery"]
+                "gscextract", "bigquery", "toolslist"]
 
 
 def main(argv: list[str] | None = None) -> int:

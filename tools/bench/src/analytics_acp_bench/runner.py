@@ -22,7 +22,10 @@ class SkipCase(Exception):
 
 @dataclass
 class Case:
-    """One benchmark: ``ours`` and ``baseline`` are callables returning seconds (or None to time them)."""
+    """One benchmark: ``ours`` and ``baseline`` are callables returning seconds (or None to time them).
+
+    A size case (``unit="bytes"``) returns bytes instead; its ratio is then a ratio of sizes.
+    """
 
     key: str
     title: str
@@ -35,6 +38,7 @@ class Case:
     extra: Callable[[], dict[str, Any]] | None = None  # measured facts beside the timing (RSS, bytes...)
     ours_label: str = "ours"
     baseline_label: str = "baseline"
+    unit: str = "s"
 
 
 @dataclass
@@ -53,6 +57,7 @@ class CaseResult:
     error: str | None = None
     skipped: str | None = None
     wall_s: float = 0.0  # the whole case: setup, rounds, teardown
+    unit: str = "s"  # "bytes" for a size case: the *_median_s and *_samples_s fields then hold bytes
 
     @property
     def ratio(self) -> float | None:
@@ -84,6 +89,7 @@ class CaseResult:
             "meets_target": self.meets_target,
             "skipped": self.skipped,
             "case_wall_s": round(self.wall_s, 2),
+            "unit": self.unit,
             "ours_samples_s": self.ours_s,
             "baseline_samples_s": self.baseline_s,
             "extra": self.extra,
@@ -99,7 +105,8 @@ def _timed(fn: Callable[[], float | None]) -> float:
 
 def run_case(case: Case, rounds: int) -> CaseResult:
     """Alternate ours/baseline (order flipped every round) so drift hits both sides equally."""
-    result = CaseResult(case.key, case.title, case.target, case.target_value, case.ours_label, case.baseline_label)
+    result = CaseResult(case.key, case.title, case.target, case.target_value, case.ours_label, case.baseline_label,
+                        unit=case.unit)
     began = time.perf_counter()
     try:
         if case.setup:
@@ -174,9 +181,10 @@ def markdown(results: list[CaseResult], machine: dict[str, Any]) -> str:
         if r.skipped:
             lines.append(f"| {r.title} | {r.ours_label} | {r.baseline_label} | skipped: {r.skipped} | | | {r.target} | - |")
             continue
+        ours, base = (_amount(j["ours_median_s"], r.unit), _amount(j["baseline_median_s"], r.unit))
         lines.append(
-            f"| {r.title} | {r.ours_label} | {r.baseline_label} | {j['ours_median_s']:.4f} s | "
-            f"{j['baseline_median_s']:.4f} s | {j['ratio']:.2f} | {r.target} | {_met(j['meets_target'])} |"
+            f"| {r.title} | {r.ours_label} | {r.baseline_label} | {ours} | "
+            f"{base} | {j['ratio']:.2f} | {r.target} | {_met(j['meets_target'])} |"
         )
     extras = [(r.title, r.extra) for r in results if r.extra and not r.skipped]
     if extras:
@@ -184,6 +192,10 @@ def markdown(results: list[CaseResult], machine: dict[str, Any]) -> str:
         for title, extra in extras:
             lines.append(f"- {title}: " + ", ".join(f"{k}={v}" for k, v in extra.items()))
     return "\n".join(lines)
+
+
+def _amount(value: float, unit: str) -> str:
+    return f"{value:,.0f} B" if unit == "bytes" else f"{value:.4f} s"
 
 
 def _met(value: bool | None) -> str:

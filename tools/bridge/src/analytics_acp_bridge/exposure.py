@@ -18,14 +18,14 @@ from analytics_acp.dates import DATE_DESCRIPTION, has_template, resolve_window, 
 from analytics_acp.errors import InvalidArguments
 
 SEPARATOR = "__"
-TABLE_REF_DESCRIPTION = (
-    "Id of a dataset in acp-data (as listed by acp_datasets, for example "
-    "ventas_execute_sql_20261012_101630). Not the rows, not a CSV and not a query: the bridge resolves the rows."
-)
-EXTRACTION_NOTE = (
-    "The bridge saves the full table in acp-data as a new dataset; you receive a sample and the dataset id, "
-    "to use with acp_query (SQL over all rows) or as a table_ref."
-)
+# Every text here is repeated in tools/list for each source's tools: short (issue 23.3).
+TABLE_REF_DESCRIPTION = "acp-data dataset id (acp_datasets), not rows or a query."
+EXTRACTION_NOTE = "Full table saved in acp-data."
+TEMPLATE_NOTE = "start_date/end_date fill {{start_date}}/{{end_date}}."
+WINDOW_DESCRIPTIONS = {
+    "start_date": f"First day: {DATE_DESCRIPTION}",
+    "end_date": "Last day (inclusive), same forms.",
+}
 WINDOW_ARGS = ("start_date", "end_date")
 
 
@@ -55,21 +55,19 @@ def rewrite_tool(tool: dict[str, Any], source_id: str, label: str, acp_name: str
         if not isinstance(prop, dict):
             continue
         if prop.get(ACP_INPUT_ANNOTATION) == ACP_INPUT_TABLE_REF:
-            prop["description"] = TABLE_REF_DESCRIPTION
+            # A second table argument (plot's forecast_ref) keeps the ACP's words for its role.
+            role = (prop.get("description") or "").strip() if name != "table_ref" else ""
+            prop["description"] = f"acp-data dataset id: {role}" if role else TABLE_REF_DESCRIPTION
         if prop.get(ACP_DATE_ANNOTATION) == "template":
             route.template_args.append(name)
-            base = (prop.get("description") or "").rstrip()
-            prop["description"] = (
-                f"{base} Pass start_date and end_date: the bridge replaces {{{{start_date}}}} and {{{{end_date}}}}."
-            ).strip()
     if route.template_args and not any(w in props for w in WINDOW_ARGS):
         route.window_added = True
+        for name in route.template_args:
+            prop = props[name]
+            prop["description"] = f"{(prop.get('description') or '').rstrip()} {TEMPLATE_NOTE}".strip()
         for bound in WINDOW_ARGS:
-            props[bound] = {
-                "type": "string",
-                "description": f"{'Start' if bound == 'start_date' else 'End'} of the date window "
-                f"(inclusive) for {{{{{bound}}}}}: {DATE_DESCRIPTION}",
-            }
+            props[bound] = {"type": "string", "description": WINDOW_DESCRIPTIONS[bound]}
+    _drop_acp_annotations(schema)
     description = (tool.get("description") or "").strip()
     text = f"[{label} · {acp_name}] {description}".rstrip()
     if extraction:
@@ -79,6 +77,19 @@ def rewrite_tool(tool: dict[str, Any], source_id: str, label: str, acp_name: str
         if tool.get(key) is not None:
             out[key] = tool[key]
     return out, route
+
+
+def _drop_acp_annotations(node: Any) -> None:
+    """Remove the ``x-acp-*`` keywords: they tell an ACP host (the bridge, which has acted on them) what to do,
+    while the bridge's own clients are plain MCP (16.1); they only lengthened tools/list (issue 23.3)."""
+    if isinstance(node, dict):
+        for key in [k for k in node if isinstance(k, str) and k.startswith("x-acp-")]:
+            del node[key]
+        for value in node.values():
+            _drop_acp_annotations(value)
+    elif isinstance(node, list):
+        for value in node:
+            _drop_acp_annotations(value)
 
 
 def forward_arguments(route: Route, arguments: dict[str, Any], today: _dt.date | None = None) -> dict[str, Any]:

@@ -6,6 +6,7 @@ from typing import Any
 
 from analytics_acp.envelope import cut_long_strings
 from analytics_acp.errors import InvalidArguments
+from analytics_acp.results.numbers import readable
 
 from . import urlkeys
 from .query import run_query
@@ -15,46 +16,42 @@ from .store import DatasetStore, sql_safe_id
 QUERY_ROWS = 50  # ACP_MODEL_ROWS_SINGLE: rows of an acp_query result the model sees
 ECHO_SQL_CHARS = 500  # an acp_query's SQL quoted in its dataset's arguments and description
 
+# 16.4's three tools, described briefly: tools/list goes into every conversation (issue 23.3).
 TOOLS: list[dict[str, Any]] = [
     {
         "name": "acp_sources",
         "description": (
-            "Configured ACP sources of this bridge: their status (ok, or the start-up error to explain to the "
-            "user), whether they have credentials (never shown), limits and tools, plus the installed ACPs "
-            "that have no source yet. Sources are edited by the user in sources.json."
+            "The sources: status (ok, or the error to tell the user), credentials yes/no, limits, tools; installed "
+            "ACPs without a source. The user edits sources.json."
         ),
         "inputSchema": {"type": "object", "properties": {}},
     },
     {
         "name": "acp_datasets",
         "description": (
-            "Datasets saved in the project's acp-data folder (every extraction, every acp_query result and any "
-            "CSV the user dropped there): id, file, rows, typed columns, origin, description and key dates. "
-            "Use a dataset id as a table name in acp_query or as a table_ref argument."
+            "Datasets in acp-data (extractions, acp_query results, the user's CSVs): id, rows, typed columns, "
+            "origin, description, dates. An id is a table in acp_query, or a table_ref."
         ),
         "inputSchema": {
             "type": "object",
-            "properties": {
-                "filter": {"type": "string", "description": "Optional text to match in the id, title, description, source or tool."}
-            },
+            "properties": {"filter": {"type": "string", "description": "Text to find in id, title, description, source or tool."}},
         },
     },
     {
         "name": "acp_query",
         "description": (
-            "Run one read-only SQLite SELECT (or WITH ... SELECT) over acp-data datasets, using dataset ids as "
-            "table names, e.g. SELECT strftime('%m', fecha) AS mes, SUM(pedidos) AS pedidos FROM <dataset_id> "
-            f"GROUP BY mes. Totals are computed over every row. The full result is saved as a new dataset; you see up to {QUERY_ROWS} rows.\n"
-            "URL functions to join pages across sources (Search Console page, GA4 landingPage, BigQuery page_location), "
-            "e.g. ON url_key(gsc.page) = url_key(ga4.landingPage):\n" + urlkeys.description_lines()
+            "One read-only SQLite SELECT (or WITH ... SELECT) over every row of acp-data datasets, their ids as table "
+            f"names. The full result is saved as a new dataset; you see up to {QUERY_ROWS} rows.\n"
+            "Pages across sources join ON url_key(gsc.page) = url_key(ga4.landingPage):\n"
+            + urlkeys.description_lines()
         ),
         "inputSchema": {
             "type": "object",
             "properties": {
-                "sql": {"type": "string", "description": "A SQLite SELECT; table names are dataset ids from acp_datasets."},
+                "sql": {"type": "string", "description": "The SELECT."},
                 "save_as": {
                     "type": "string",
-                    "description": "Optional id for the result dataset (lowercase letters, digits and _); replaces an earlier acp_query result with that id.",
+                    "description": "Result id (lowercase letters, digits, _); replaces an acp_query result of that id.",
                 },
             },
             "required": ["sql"],
@@ -139,7 +136,7 @@ def query(
         "returned_rows": len(sample),
         "truncated": len(sample) < total,
         "columns": result.columns,
-        "rows": sample,
+        "rows": readable(sample),  # 12790.11 rather than 12790.109999999999; the dataset keeps the exact values
         "datasets_used": result.datasets,
     }
     if total:

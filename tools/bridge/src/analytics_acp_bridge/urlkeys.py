@@ -54,14 +54,12 @@ _PERCENT_RUN = re.compile(r"(?:%[0-9A-Fa-f]{2})+")
 _ENCODED_SLASH = "%2F"
 
 # One line per function for the acp_query tool description (own_tools.py).
+# In acp_query's description, read in every conversation: brief (issue 23.3); the README has the full rules.
 DESCRIPTIONS = {
-    "url_key": "url_key(x): the comparable page key of a URL or path: host, query and fragment dropped, path "
-               "percent-decoded, trailing slash and index.html/.htm/.php removed, root '/'; NULL for (not set) "
-               "or an unreadable value",
-    "url_host": "url_host(x[, 'strip-www']): the lower-case host (Unicode for IDN, no port; 'sc-domain:' properties "
-                "too), without a leading www. with 'strip-www'",
-    "url_path": "url_path(x): the path only, as given (query and fragment dropped)",
-    "url_param": "url_param(x, name): the first value of query parameter name, decoded; NULL when absent",
+    "url_key": "url_key(x): a URL's or path's page key (host, query, trailing slash, index.* dropped)",
+    "url_host": "url_host(x[, 'strip-www']): the lower-case host",
+    "url_path": "url_path(x): the path",
+    "url_param": "url_param(x, name): a query parameter's value",
 }
 
 

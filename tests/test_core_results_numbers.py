@@ -1,0 +1,76 @@
+"""Issue 23.5: floats in model_response read as the source meant them (12790.11, not 12790.109999999999),
+while system_data, the host's table, keeps the exact double (8.5, 8.6 unchanged)."""
+
+import json
+import sys
+from pathlib import Path
+
+import anyio
+import mcp_types
+import orjson
+from analytics_acp import Extraction, ToolSpec
+from analytics_acp.calls import ConnectorRuntime
+from analytics_acp.context import ClientInfo
+from analytics_acp.effective import SessionConfig
+from analytics_acp.envelope import CallRecord, success
+from analytics_acp.plugins import load_connector
+from analytics_acp.results.numbers import readable, readable_float
+from analytics_acp.server_stdio import encode
+
+sys.path.insert(0, str(Path(__file__).parent / "core_fixtures"))
+import mini_connector  # noqa: E402
+
+NOISY = 12790.109999999999  # a SUM of prices as the double comes back from a database
+ROWS = [
+    {"day": "2026-01-01", "importe": NOISY, "iva": 3494.310000000001, "pedidos": 12, "ratio": 0.25, "big": 2**60},
+    {"day": "2026-01-02", "importe": 0.30000000000000004, "iva": 1e-20, "pedidos": 7, "ratio": 2.5, "big": -1},
+]
+FULL = ClientInfo(acp=True, version="1.0", stores_system_data=True, multi_table=True, host_tables=True)
+
+
+def test_floats_get_their_shortest_15_digit_form():
+    assert readable_float(NOISY) == 12790.11 and repr(readable_float(NOISY)) == "12790.11"
+    assert repr(readable_float(3494.310000000001)) == "3494.31"
+    assert repr(readable_float(0.30000000000000004)) == "0.3"
+    for short in (0.1, 2.5, 1e-20, 100.0, -0.0, 1234.5678):
+        assert readable_float(short) is short  # already short: the very same value
+    assert readable_float(float("inf")) == float("inf")
+
+
+def test_readable_copies_only_what_changes_and_never_mutates():
+    rows = json.loads(json.dumps(ROWS))
+    out = readable({"rows": rows, "total_rows": 2})
+    assert out["rows"][0]["importe"] == 12790.11 and out["rows"][0]["pedidos"] == 12 and out["rows"][0]["big"] == 2**60
+    assert rows == ROWS and rows[0]["importe"] == NOISY  # the input (possibly system_data's rows) is untouched
+    clean = {"rows": [{"n": 1, "ratio": 0.5}], "notice": "x"}
+    assert readable(clean) is clean
+
+
+def test_envelope_rounds_model_response_only():
+    record = CallRecord(connector_id="mini", tool="extract", kind="extraction", arguments={}, row_limit=25, cost_limit_usd=0)
+    shared = [dict(r) for r in ROWS]  # the same row objects in both parts, as the result builder may do
+    result = success(record, {"rows": shared}, {"format": "inline", "table": shared})
+    text = result["content"][0]["text"]
+    assert '"importe":12790.11,' in text and '"iva":3494.31,' in text and '"importe":0.3,' in text
+    assert "12790.109999999999" not in text and '"ratio":0.25' in text and f'"big":{2**60}' in text
+    wire = orjson.loads(orjson.dumps(result))
+    assert wire["_meta"]["acp"]["system_data"]["table"][0]["importe"] == NOISY
+    assert shared[0]["importe"] == NOISY
+
+
+def test_served_result_text_is_readable_and_host_table_exact():
+    loaded = load_connector(mini_connector, extensions=False)
+    loaded.tools["prices"] = ToolSpec(name="prices", description="Rows with float noise.", kind="extraction",
+                                      run=lambda args, ctx: Extraction(rows=[dict(r) for r in ROWS], description="Prices."))
+    runtime = ConnectorRuntime(loaded)
+    meta = {"credentials": {"type": "api_key", "api_key": "sk-test-SECRET-123456"}, "autocontext_delivered": True}
+    result = anyio.run(lambda: runtime.call("prices", {"resource_id": "acc1"}, meta, SessionConfig(), FULL))
+    assert not result["isError"], result["content"][0]["text"]
+    model = json.loads(result["content"][0]["text"])
+    assert [r["importe"] for r in model["rows"]] == [12790.11, 0.3] and model["rows"][0]["iva"] == 3494.31
+    assert "12790.109999999999" not in result["content"][0]["text"]
+    # What a host stores (8.5): the line the server writes, parsed back, holds the exact doubles.
+    line = encode(mcp_types.JSONRPCResponse(jsonrpc="2.0", id=1, result=result), None)
+    table = json.loads(line)["result"]["_meta"]["acp"]["system_data"]["table"]
+    assert table[0]["importe"] == NOISY and table[0]["iva"] == 3494.310000000001 and table[1]["importe"] == 0.30000000000000004
+    assert repr(table[0]["importe"]) == "12790.109999999999"
