@@ -5,7 +5,7 @@ import datetime as dt
 
 from analytics_acp.declarations import Extraction, Header
 from analytics_acp.results import BuildSettings, build_extraction
-from analytics_acp.results.headers import MEMO_SIZE, shared_memo, to_date, to_datetime
+from analytics_acp.results.conversion import MEMO_SIZE, shared_memo, to_date, to_datetime
 
 HEADERS = [Header("day", "date"), Header("at", "datetime")]
 AT = "2026-01-06T10:00:00+02:00"

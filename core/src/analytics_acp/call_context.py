@@ -8,23 +8,16 @@ schemas (5.5.3) and the credential identity is hashed per connector (7.4, 10.1.5
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Awaitable
 from functools import partial
-from typing import Any, Protocol
+from typing import Any
 
 from . import schemas
-from .context import CallContext, ClientInfo, HostTable
+from .context import CallContext, ClientInfo, ReadTable
 from .declarations import ConnectorInfo
 from .dirs import cache_dir, tmp_dir
 from .effective import SessionConfig, check_limits, check_meta, check_tables, pick
 from .plugins import LoadedConnector
 from .signals import CallSignals
-
-
-class ReadTableFn(Protocol):
-    """How the transport sends ``acp/read_table`` for a call (8.8)."""
-
-    def __call__(self, ref: str, call_id: str | None = None) -> Awaitable[HostTable]: ...
 
 
 def validate_credentials(info: ConnectorInfo, credentials: dict[str, Any]) -> dict[str, Any]:
@@ -53,7 +46,7 @@ def build_call_context(
     meta: dict[str, Any],
     session: SessionConfig,
     client: ClientInfo,
-    read_table: ReadTableFn | None,
+    read_table: ReadTable | None,
     signals: CallSignals | None = None,
 ) -> CallContext:
     """The ``CallContext`` of one tools/call; raises a typed AcpError for a malformed ``_meta.acp``."""

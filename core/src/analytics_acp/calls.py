@@ -21,9 +21,9 @@ import anyio
 
 from . import schemas
 from .argument_limits import check_arguments_size
-from .call_context import ReadTableFn, build_call_context, validate_config, validate_credentials
+from .call_context import build_call_context, validate_config, validate_credentials
 from .constants import ACP_INLINE_MAX_BYTES, ACP_TOOL_AUTOCONTEXT, ACP_TOOL_AUTOCONTEXT_DATA
-from .context import CallContext, ClientInfo, credentials_missing_message
+from .context import CallContext, ClientInfo, ReadTable, credentials_missing_message
 from .declarations import ToolSpec
 from .effective import SessionConfig, echoable_arguments
 from .envelope import CallRecord, failure
@@ -74,7 +74,7 @@ class ConnectorRuntime:
         meta: Any,
         session: SessionConfig,
         client: ClientInfo,
-        read_table: ReadTableFn | None = None,
+        read_table: ReadTable | None = None,
         file_url: Callable[[Path], str] | None = None,
         send_progress: SendProgress | None = None,
     ) -> dict[str, Any]:

@@ -10,7 +10,7 @@ import hashlib
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import anyio.from_thread
 
@@ -69,7 +69,13 @@ class HostTable:
         return None
 
 
-ReadTable = Callable[[str], Awaitable[HostTable]]
+class ReadTable(Protocol):
+    """How a call reaches the host's ``acp/read_table`` (8.8): the transport's sender (which also takes the
+    call's ``call_id``), the same with the call_id bound (``CallContext.table_reader``), or the kit's FakeHost."""
+
+    def __call__(self, ref: str, call_id: str | None = None) -> Awaitable[HostTable]: ...
+
+
 ANONYMOUS_IDENTITY = hashlib.sha256(b"anonymous").hexdigest()[:16]
 
 

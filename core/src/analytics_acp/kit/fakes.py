@@ -24,7 +24,7 @@ class FakeHost:
         self.tables: dict[str, HostTable] = tables if tables is not None else {}
         self.requests: list[str] = []
 
-    async def __call__(self, ref: str) -> HostTable:
+    async def __call__(self, ref: str, call_id: str | None = None) -> HostTable:
         self.requests.append(ref)
         if ref not in self.tables:
             raise TableNotFound(f"No dataset or report named {ref!r} in this conversation. Use acp_datasets to list ids.")

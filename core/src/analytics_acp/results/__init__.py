@@ -6,8 +6,8 @@ tool result. ``resolve_selection`` and ``tables_argument_schema`` implement the 
 catalog (8.7). Table files (8.5) live in ``analytics_acp.tablefile``.
 """
 
+from .conversion import plain_json
 from .extraction import build_extraction
-from .headers import plain_json
 from .inference import infer_type
 from .multitable import build_multitable
 from .notices import extraction_notice, not_extracted_notice, table_notice, tables_notice

@@ -7,7 +7,7 @@ from typing import Any
 from ..dates import today_local
 from ..declarations import Extraction, settled
 from ..errors import InvalidLimit
-from .headers import plain_json
+from .conversion import plain_json
 from .notices import extraction_notice
 from .settings import BuildSettings, Built
 from .table import TableResult, build_table

@@ -6,7 +6,7 @@ from typing import Any
 
 from ..constants import ACP_MODEL_ROWS_MULTI, ACP_MODEL_ROWS_SINGLE, ACP_MODEL_VIEW_MAX_VALUE_CHARS
 from ..declarations import ModelView
-from .headers import json_text
+from .conversion import json_text
 
 ELLIPSIS = "…"
 

@@ -7,8 +7,8 @@ from typing import Any
 
 from ..declarations import Extraction, MultiExtraction, TableOutput
 from ..errors import UpstreamError
+from .conversion import plain_json
 from .extraction import build_extraction, check_settings, default_dates, table_for
-from .headers import plain_json
 from .modelview import view_fields, view_row_cap, view_rows
 from .notices import NOTHING_REQUESTED, not_extracted_notice, table_notice, tables_notice
 from .selection import resolve_selection, tables_argument_schema

@@ -9,7 +9,7 @@ column appears or an undeclared column shows its first value.
 Column order (8.6): declared headers first, in their order, then columns in order of appearance.
 A header ``{"name": ..., "type": "infer"}`` (optionally with a ``hint``) fixes the position of a
 column whose driver type says nothing (SQLite): it is typed from all its values, text included
-(see inferred.py).
+(see infer_columns.py).
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from typing import Any
 
 from ..declarations import Header
 from ..errors import UpstreamError
-from .headers import (
+from .conversion import (
     IDENTITY_CLASS,
     MEMO_TYPES,
     Converter,
@@ -32,7 +32,7 @@ from .headers import (
     shared_memo,
     unconvertible_warning,
 )
-from .inferred import INFER, InferredColumn
+from .infer_columns import INFER, InferredColumn
 
 RowFn = Callable[[Any], dict[str, Any]]
 

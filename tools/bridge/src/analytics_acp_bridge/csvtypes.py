@@ -13,7 +13,7 @@ import json
 import math
 from typing import Any
 
-from analytics_acp.results.headers import TO_TYPE, Unconvertible
+from analytics_acp.results.conversion import TO_TYPE, Unconvertible
 from analytics_acp.results.inference import TextTypeGuess, infer_type, is_date_text, is_datetime_text
 
 # Types the csv module would not write the 16.6 way (True -> "True", dicts as Python repr).

@@ -21,7 +21,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..constants import COLUMN_TYPES
-from .headers import MEMO_SIZE, TO_TYPE, Converter, Unconvertible, classify, plain_to_text, to_string
+from .conversion import MEMO_SIZE, TO_TYPE, Converter, Unconvertible, classify, plain_to_text, to_string
 from .inference import CHECKED_HINTS, TEXT_CHECKS, hinted_type, text_kind
 
 INFER = "infer"

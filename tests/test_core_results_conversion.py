@@ -6,7 +6,7 @@ from decimal import Decimal
 import pytest
 from analytics_acp.declarations import Extraction, Header
 from analytics_acp.results import BuildSettings, build_extraction, infer_type
-from analytics_acp.results.headers import TO_TYPE, classify
+from analytics_acp.results.conversion import TO_TYPE, classify
 
 
 def build(rows, headers=None, columns=None, **kw):
