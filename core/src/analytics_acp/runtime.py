@@ -29,7 +29,7 @@ from mcp.shared.exceptions import MCPError
 from mcp.shared.message import ServerMessageMetadata, SessionMessage
 from pydantic import ConfigDict
 
-from . import server_stdio
+from . import sdk_private, server_stdio
 from .calls import ConnectorRuntime
 from .constants import ACP_KEY, ACP_METHOD_CONFIGURE, ACP_METHOD_READ_TABLE
 from .context import ClientInfo, HostTable
@@ -86,8 +86,7 @@ def parse_client_capability(params: Any) -> ClientInfo:
 
 def _state(ctx: Any) -> dict[str, Any]:
     # Per-connection scratch state: one dict per stdio connection or HTTP session (DESIGN.md).
-    state: dict[str, Any] = ctx.session._connection.state
-    return state
+    return sdk_private.connection_state(ctx)
 
 
 class AcpServer:

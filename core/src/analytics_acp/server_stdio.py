@@ -36,10 +36,9 @@ from typing import Any
 import anyio
 import mcp_types as types
 import orjson
-from mcp.server.stdio import _claim_fd, _is_backed_by_fd, _open_stdin_diversion, _open_stdout_diversion
-from mcp.shared._context_streams import create_context_streams
 from mcp.shared.message import SessionMessage
 
+from . import sdk_private
 from .argument_limits import too_large_error
 from .constants import ACP_KEY, ACP_MAX_MESSAGE_BYTES
 from .requestids import head, invalid_id_error
@@ -195,11 +194,11 @@ class _Fd:
 
 def usable() -> bool:
     """True when fd 0 and 1 back sys.stdin/sys.stdout (else the SDK's in-place text streams are used)."""
-    return _is_backed_by_fd(sys.stdin, 0) and _is_backed_by_fd(sys.stdout, 1)
+    return sdk_private.is_backed_by_fd(sys.stdin, 0) and sdk_private.is_backed_by_fd(sys.stdout, 1)
 
 
 def _claimed_fd(fd: int, stream: Any, mode: str, diversion: Callable[[], int]) -> tuple[int, Callable[[], None] | None]:
-    handle, release = _claim_fd(fd, stream, mode, diversion)  # type: ignore[arg-type]
+    handle, release = sdk_private.claim_fd(fd, stream, mode, diversion)
     return handle.fileno(), release
 
 
@@ -216,9 +215,10 @@ async def stdio_server(
     """
     release_in = release_out = None
     try:
-        in_fd, release_in = _claimed_fd(0, sys.stdin, "rb", _open_stdin_diversion)
-        out_fd, release_out = _claimed_fd(1, sys.stdout, "wb", _open_stdout_diversion)
+        in_fd, release_in = _claimed_fd(0, sys.stdin, "rb", sdk_private.stdin_diversion())
+        out_fd, release_out = _claimed_fd(1, sys.stdout, "wb", sdk_private.stdout_diversion())
         reader_fd, writer_fd = _Fd(in_fd), _Fd(out_fd)
+        create_context_streams = sdk_private.context_streams()
         read_writer, read_stream = create_context_streams[SessionMessage | Exception](0)
         write_stream, write_reader = create_context_streams[SessionMessage](0)
 

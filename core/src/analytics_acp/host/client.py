@@ -23,6 +23,7 @@ from mcp.shared.exceptions import MCPError
 from mcp.shared.jsonrpc_dispatcher import JSONRPCDispatcher
 from pydantic import ConfigDict
 
+from .. import sdk_private
 from ..constants import ACP_KEY, ACP_METHOD_READ_TABLE, ACP_PROTOCOL_VERSION, MCP_HANDSHAKE_VERSION
 from ..errors import AcpError, HostTablesUnsupported
 
@@ -201,10 +202,8 @@ class AcpClient:
     ) -> AsyncIterator[AcpClient]:
         """Connect to a Streamable HTTP server (Bearer ``token`` when given)."""
         from mcp.client.streamable_http import streamable_http_client
-        from mcp.shared._httpx_utils import create_mcp_http_client
-
         headers = {"Authorization": f"Bearer {token}"} if token else None
-        async with create_mcp_http_client(headers=headers) as http_client:
+        async with sdk_private.mcp_http_client(headers) as http_client:
             async with streamable_http_client(url, http_client=http_client, max_sse_event_size=None) as (read, write):
                 async with cls._session(read, write, capability, resolver, token, read_timeout) as client:
                     yield client
@@ -281,7 +280,7 @@ class AcpClient:
         # an explicit ``credentials: null`` to clear a session's credentials (5.1).
         opts = CallOptions(on_progress=on_progress) if on_progress is not None else None
         try:
-            return await self.session._dispatcher.send_raw_request(method, dict(params or {}), opts)
+            return await sdk_private.send_raw_request(self.session, method, dict(params or {}), opts)
         except MCPError as exc:
             raise ProtocolError(exc.code, exc.message, exc.data) from None
 

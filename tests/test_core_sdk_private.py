@@ -1,0 +1,54 @@
+"""The mcp SDK's private names live in one shim, pinned to one SDK version (issue 27.3): this fails loudly
+when the SDK changes under the core, and when another core module reaches for a private SDK name."""
+
+from __future__ import annotations
+
+import ast
+import importlib.metadata
+import inspect
+from pathlib import Path
+
+from analytics_acp import sdk_private
+
+CORE = Path(__file__).resolve().parents[1] / "core" / "src" / "analytics_acp"
+PRIVATE_ATTRIBUTES = {"_connection", "_dispatcher"}  # SDK objects' private attributes the shim reads
+
+
+def test_the_installed_sdk_is_the_one_the_shim_was_read_from():
+    assert importlib.metadata.version("mcp") == sdk_private.MCP_VERSION, (
+        "the mcp SDK changed: re-read every name in analytics_acp/sdk_private.py against it, then bump MCP_VERSION")
+
+
+def test_every_private_name_is_still_there_with_its_shape():
+    from mcp.client.session import ClientSession
+    from mcp.server.session import ServerSession
+    from mcp.server.stdio import _claim_fd, _is_backed_by_fd, _open_stdin_diversion, _open_stdout_diversion
+    from mcp.shared._context_streams import create_context_streams
+    from mcp.shared._httpx_utils import create_mcp_http_client
+    from mcp.shared.jsonrpc_dispatcher import JSONRPCDispatcher
+
+    assert list(inspect.signature(_claim_fd).parameters)[:4] == ["fd", "stream", "mode", "open_diversion"]
+    assert len(inspect.signature(_is_backed_by_fd).parameters) == 2
+    assert callable(_open_stdin_diversion) and callable(_open_stdout_diversion) and callable(create_context_streams)
+    assert "headers" in inspect.signature(create_mcp_http_client).parameters
+    assert "send_raw_request" in vars(JSONRPCDispatcher)
+    assert "_connection" in inspect.getsource(ServerSession.__init__)
+    assert "_dispatcher" in inspect.getsource(ClientSession)
+    assert sdk_private.context_streams() is create_context_streams
+
+
+def _private_uses(path: Path) -> list[str]:
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("mcp"):
+            if "._" in f".{node.module}" or any(a.name.startswith("_") for a in node.names):
+                found.append(f"{path.name}:{node.lineno} from {node.module} import …")
+        elif isinstance(node, ast.Attribute) and node.attr in PRIVATE_ATTRIBUTES:
+            found.append(f"{path.name}:{node.lineno} .{node.attr}")
+    return found
+
+
+def test_no_other_core_module_uses_a_private_sdk_name():
+    uses = [u for path in CORE.rglob("*.py") if path.name != "sdk_private.py" for u in _private_uses(path)]
+    assert uses == []
+    assert _private_uses(CORE / "sdk_private.py")  # the scan sees them where they are
