@@ -231,7 +231,7 @@ def test_default_executable_prefers_playwrights_own_browser(tmp_path):
 
 def test_setup_schemas_and_blocks():
     """Credentials are optional and write-only; blocks are per origin with the documented TTLs."""
-    from analytics_acp_browser.declaration import block_specs, info, tools
+    from analytics_acp_browser.declaration import block_specs, info, tool_specs
     from analytics_acp_browser.settings import CONFIG_SCHEMA, CREDENTIALS_SCHEMA
 
     assert CREDENTIALS_SCHEMA["required"] == []
@@ -241,7 +241,7 @@ def test_setup_schemas_and_blocks():
                 "allowed_hosts", "blocked_hosts", "forward_hits"):
         assert key in CONFIG_SCHEMA["properties"], key
     assert CONFIG_SCHEMA["properties"]["forward_hits"]["default"] is False
-    assert not any(t.needs_credentials for t in tools())
+    assert not any(t.needs_credentials for t in tool_specs())
     assert {b.id: b.ttl_s for b in block_specs()} == {"tag_setup": 6 * 3600, "robots_sitemap": 24 * 3600,
                                                        "page_overview": 6 * 3600}
     declared = info()

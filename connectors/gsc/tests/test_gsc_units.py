@@ -222,8 +222,8 @@ def test_start_up_imports_no_google_client():
     import subprocess
     import sys
 
-    code = ("import sys, analytics_acp_gsc.plugin as p; p.connector_declaration(); p.register_tools(lambda s: None); "
-            "p.register_blocks(lambda s: None); print(sorted(m for m in sys.modules if m.split('.')[0] in "
+    code = ("import sys, analytics_acp_gsc.plugin as p; p.connector_declaration(); "
+            "print(sorted(m for m in sys.modules if m.split('.')[0] in "
             "('google', 'googleapiclient', 'httplib2', 'google_auth_httplib2')))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip()
     assert out == "[]"

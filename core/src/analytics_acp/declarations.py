@@ -172,6 +172,10 @@ class ConnectorInfo:
     # How many autocontext blocks the engine fetches at once (7.3). 1 = one after the other; a connector whose
     # blocks are independent network calls (and thread-safe) raises it so one slow upstream is paid once.
     autocontext_concurrency: int = 1
+    # The connector's tools and blocks, declared once here: the core registers them (no register_tools /
+    # register_blocks hook needed; extension plugins still add theirs through those hooks).
+    tools: list[ToolSpec] = field(default_factory=list, repr=False)
+    blocks: list[BlockSpec] = field(default_factory=list, repr=False)
 
 
 ToolRun = Callable[[dict[str, Any], "CallContext"], Any | Awaitable[Any]]

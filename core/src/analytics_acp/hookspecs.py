@@ -28,12 +28,12 @@ def connector_declaration() -> ConnectorInfo | None:
 
 @hookspec
 def register_tools(register: Callable[[ToolSpec], None], info: ConnectorInfo) -> None:
-    """Call ``register(ToolSpec)`` once per tool the connector publishes."""
+    """Call ``register(ToolSpec)`` once per tool to publish (a connector's own are ``ConnectorInfo.tools``)."""
 
 
 @hookspec
 def register_blocks(register: Callable[[BlockSpec], None], info: ConnectorInfo) -> None:
-    """Call ``register(BlockSpec)`` once per autocontext block (7.1)."""
+    """Call ``register(BlockSpec)`` once per autocontext block (7.1; a connector's own are ``ConnectorInfo.blocks``)."""
 
 
 @hookspec(firstresult=True)

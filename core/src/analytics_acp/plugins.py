@@ -120,32 +120,34 @@ def load_connector(connector: str | ModuleType, *, extensions: bool = True) -> L
 
 
 def _collect(loaded: LoadedConnector) -> None:
-    """Run the register_* hooks, recording which plugin registered each tool; clashes are errors."""
+    """Register the tools and blocks the ConnectorInfo declares, then run the register_* hooks (extension
+    plugins), recording which plugin registered each tool; clashes are errors."""
     reserved = {"autocontext", "autocontext_data"}
+
+    def register_tool(tool: ToolSpec, owner: str) -> None:
+        if tool.name in reserved:
+            raise ValueError(f"{owner}: {tool.name!r} is a reserved ACP tool name (7.2, 7.3)")
+        if tool.name in loaded.tools:
+            raise ValueError(f"tool {tool.name!r} registered twice ({loaded.tool_owner[tool.name]} and {owner})")
+        loaded.tools[tool.name] = tool
+        loaded.tool_owner[tool.name] = owner
+
+    def register_block(block: BlockSpec) -> None:
+        from .blockids import check_block_id
+
+        check_block_id(block.id)
+        if block.id in loaded.blocks:
+            raise ValueError(f"block {block.id!r} registered twice")
+        loaded.blocks[block.id] = block
+
+    for tool in loaded.info.tools:
+        register_tool(tool, f"connector:{loaded.info.id}")
+    for block in loaded.info.blocks:
+        register_block(block)
     for impl in loaded.pm.hook.register_tools.get_hookimpls():
         owner = loaded.pm.get_name(impl.plugin) or "?"
-
-        def register_tool(tool: ToolSpec, _owner: str = owner) -> None:
-            if tool.name in reserved:
-                raise ValueError(f"{_owner}: {tool.name!r} is a reserved ACP tool name (7.2, 7.3)")
-            if tool.name in loaded.tools:
-                raise ValueError(
-                    f"tool {tool.name!r} registered twice ({loaded.tool_owner[tool.name]} and {_owner})"
-                )
-            loaded.tools[tool.name] = tool
-            loaded.tool_owner[tool.name] = _owner
-
-        _call_impl(impl, register=register_tool, info=loaded.info)
+        _call_impl(impl, register=lambda tool, _owner=owner: register_tool(tool, _owner), info=loaded.info)
     for impl in loaded.pm.hook.register_blocks.get_hookimpls():
-
-        def register_block(block: BlockSpec) -> None:
-            from .blockids import check_block_id
-
-            check_block_id(block.id)
-            if block.id in loaded.blocks:
-                raise ValueError(f"block {block.id!r} registered twice")
-            loaded.blocks[block.id] = block
-
         _call_impl(impl, register=register_block, info=loaded.info)
 
 

@@ -97,6 +97,7 @@ LOAD_DESCRIPTION = (
 def connector_info() -> ConnectorInfo:
     """The ConnectorInfo of `bigquery` (4.2)."""
     return ConnectorInfo(
+        tools=tool_specs(), blocks=block_specs(),  # declared once: the core registers them
         id="bigquery",
         name="Google BigQuery",
         version=VERSION,

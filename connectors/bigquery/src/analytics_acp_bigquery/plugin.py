@@ -6,6 +6,7 @@ Start-up imports only declaration.py; google-cloud-bigquery loads on the first c
 from __future__ import annotations
 
 from analytics_acp import hookimpl
+from analytics_acp_google.hooks import credential_identity  # noqa: F401  (shared hookimpl: importing registers it)
 
 from . import declaration
 
@@ -14,20 +15,6 @@ from . import declaration
 def connector_declaration():
     """The connector's ConnectorInfo (4.2)."""
     return declaration.connector_info()
-
-
-@hookimpl
-def register_tools(register):
-    """execute_query, validate_query and load_rows."""
-    for spec in declaration.tool_specs():
-        register(spec)
-
-
-@hookimpl
-def register_blocks(register):
-    """datasets, tables and table_schemas (15.3 step 5)."""
-    for spec in declaration.block_specs():
-        register(spec)
 
 
 @hookimpl
@@ -54,14 +41,6 @@ def estimate_cost(tool, arguments, ctx):
     from .preflight import estimate
 
     return estimate(arguments, ctx)
-
-
-@hookimpl
-def credential_identity(credentials):
-    """client_email / email / account: the core hashes it to partition caches (7.4)."""
-    from analytics_acp_google.credentials import credential_identity as identity
-
-    return identity(credentials)
 
 
 @hookimpl

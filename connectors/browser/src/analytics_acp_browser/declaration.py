@@ -25,6 +25,7 @@ INSTRUCTIONS = (
 def info() -> ConnectorInfo:
     """The ConnectorInfo returned by the connector_declaration hook."""
     return ConnectorInfo(
+        tools=tool_specs(), blocks=block_specs(),  # declared once: the core registers them
         id="browser",
         name="Browser (tagging audit)",
         version=VERSION,
@@ -64,7 +65,7 @@ async def close_session(arguments: dict[str, Any], ctx: CallContext) -> Info:
     return Info(data=await BROWSER.run(_close))
 
 
-def tools() -> list[ToolSpec]:
+def tool_specs() -> list[ToolSpec]:
     """capture (multitable extraction), screenshot (info, 8.10), close_session (info)."""
     return [
         ToolSpec(

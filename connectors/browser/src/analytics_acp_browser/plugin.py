@@ -17,24 +17,6 @@ def connector_declaration():
 
 
 @hookimpl
-def register_tools(register):
-    """capture, screenshot, close_session."""
-    from .declaration import tools
-
-    for tool in tools():
-        register(tool)
-
-
-@hookimpl
-def register_blocks(register):
-    """tag_setup, robots_sitemap, page_overview."""
-    from .declaration import block_specs
-
-    for block in block_specs():
-        register(block)
-
-
-@hookimpl
 def normalize_resource_id(resource_id, ctx):
     """Any URL, origin or bare host -> scheme://host[:port] (6.1)."""
     from .urls import normalize_resource_id as normalize

@@ -138,6 +138,7 @@ INSERT_DESCRIPTION = (
 def connector_info() -> ConnectorInfo:
     """The ConnectorInfo of `databases` (4.2)."""
     return ConnectorInfo(
+        tools=tool_specs(), blocks=block_specs(),  # declared once: the core registers them
         id="databases",
         name="SQL databases",
         version=VERSION,

@@ -17,20 +17,6 @@ def connector_declaration():
 
 
 @hookimpl
-def register_tools(register):
-    """execute_sql, validate_sql and insert_rows."""
-    for spec in declaration.tool_specs():
-        register(spec)
-
-
-@hookimpl
-def register_blocks(register):
-    """Autocontext blocks (7.1)."""
-    for spec in declaration.block_specs():
-        register(spec)
-
-
-@hookimpl
 def list_resources(ctx):
     """Databases, schemas and tables the credentials can see (6.3)."""
     from .resources import list_resources as _list

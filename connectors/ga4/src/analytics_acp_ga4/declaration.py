@@ -168,6 +168,7 @@ METADATA_SCHEMA: dict[str, Any] = {
 def connector_info() -> ConnectorInfo:
     """The ConnectorInfo of `ga4` (4.2)."""
     return ConnectorInfo(
+        tools=tool_specs(), blocks=block_specs(),  # declared once: the core registers them
         id="ga4",
         name="Google Analytics 4",
         version=VERSION,

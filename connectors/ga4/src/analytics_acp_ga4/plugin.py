@@ -6,6 +6,7 @@ Start-up imports only declaration.py; the Google clients load on the first call 
 from __future__ import annotations
 
 from analytics_acp import hookimpl
+from analytics_acp_google.hooks import credential_identity  # noqa: F401  (shared hookimpl: importing registers it)
 
 from . import declaration
 
@@ -14,20 +15,6 @@ from . import declaration
 def connector_declaration():
     """The connector's ConnectorInfo (4.2)."""
     return declaration.connector_info()
-
-
-@hookimpl
-def register_tools(register):
-    """run_report, run_report_by_regex_cluster, compare_conversion_models, realtime, funnel, compatibility, metadata."""
-    for spec in declaration.tool_specs():
-        register(spec)
-
-
-@hookimpl
-def register_blocks(register):
-    """The twelve autocontext blocks of 15.1 step 3."""
-    for spec in declaration.block_specs():
-        register(spec)
 
 
 @hookimpl
@@ -44,14 +31,6 @@ def normalize_resource_id(resource_id, ctx):
     from .resources import normalize
 
     return normalize(resource_id)
-
-
-@hookimpl
-def credential_identity(credentials):
-    """The service account email / Google account, so caches split per identity (7.4)."""
-    from analytics_acp_google.credentials import credential_identity as _identity
-
-    return _identity(credentials)
 
 
 @hookimpl

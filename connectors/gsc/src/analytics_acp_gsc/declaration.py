@@ -94,6 +94,7 @@ def config_schema() -> dict[str, Any]:
 def connector_info() -> ConnectorInfo:
     """The ConnectorInfo of `gsc` (4.2)."""
     return ConnectorInfo(
+        tools=tool_specs(), blocks=block_specs(),  # declared once: the core registers them
         id="gsc",
         name="Google Search Console",
         version=VERSION,

@@ -6,6 +6,7 @@ Start-up imports only declaration.py; googleapiclient and google-auth load on th
 from __future__ import annotations
 
 from analytics_acp import hookimpl
+from analytics_acp_google.hooks import credential_identity  # noqa: F401  (shared hookimpl: importing registers it)
 
 from . import declaration
 
@@ -14,20 +15,6 @@ from . import declaration
 def connector_declaration():
     """The connector's ConnectorInfo (4.2)."""
     return declaration.connector_info()
-
-
-@hookimpl
-def register_tools(register):
-    """search_analytics, compare_periods, inspect_urls and sitemaps."""
-    for spec in declaration.tool_specs():
-        register(spec)
-
-
-@hookimpl
-def register_blocks(register):
-    """Autocontext blocks (7.1, 15.2)."""
-    for spec in declaration.block_specs():
-        register(spec)
 
 
 @hookimpl
@@ -44,14 +31,6 @@ def normalize_resource_id(resource_id, ctx):
     from .resources import normalize
 
     return normalize(resource_id, ctx)
-
-
-@hookimpl
-def credential_identity(credentials):
-    """client_email / email / account / client_id: a non-secret identity for the caches (7.4)."""
-    from analytics_acp_google.credentials import credential_identity as identity
-
-    return identity(credentials)
 
 
 @hookimpl

@@ -35,6 +35,7 @@ INSTRUCTIONS = (
 def connector_info() -> ConnectorInfo:
     """The ConnectorInfo: no resource, no credentials, free (9.1)."""
     return ConnectorInfo(
+        tools=tool_specs(),  # declared once: the core registers them
         id="prediction",
         name="Prediction",
         version=__version__,
@@ -137,7 +138,7 @@ async def _plot(arguments: dict[str, Any], ctx: CallContext) -> Any:
     return await run(arguments, ctx)
 
 
-def tools() -> list[ToolSpec]:
+def tool_specs() -> list[ToolSpec]:
     """The two tools; neither needs a resource or credentials."""
     return [
         ToolSpec(

@@ -11,10 +11,3 @@ from . import declaration
 def connector_declaration():
     """The connector's ConnectorInfo: no remote resource, empty credentials schema (6.1)."""
     return declaration.connector_info()
-
-
-@hookimpl
-def register_tools(register):
-    """Publish ``forecast`` (extraction) and ``plot`` (info); neither takes resource_id (6.2, 8.8.2)."""
-    for tool in declaration.tools():
-        register(tool)
