@@ -2,13 +2,15 @@
 
 A build is the suite's largest fixed cost (20-75 s of PyInstaller each), so the build tests share it:
 ``frozen_build("databases")`` returns the BuildResult of a real ``build_one`` run, made once and kept in
-``build/work/test-frozen/<id>-<digest>/`` (gitignored). The digest is a content hash of everything the
-frozen output depends on: the connector's folder (its tests excepted), the workspace packages it depends
-on, the core, the build tool itself and its per-connector profile, and what decides the build venv
-(pyproject files, PyInstaller pin, Python version). Any change there is a new digest, hence a rebuild;
-a cached folder whose files differ from what the build wrote is rebuilt too. Under pytest-xdist a
-file lock per connector id makes the first worker build while the others wait and reuse it.
-``ANALYTICS_ACP_TEST_REBUILD=1`` ignores the cache (every run builds afresh).
+the machine's cache, ``~/.cache/analytics-acp/test-frozen/<id>-<digest>/`` (``$XDG_CACHE_HOME`` is
+honoured; ``ANALYTICS_ACP_TEST_FROZEN_CACHE`` names another folder), like pip's or uv's caches: a second
+checkout of the same sources (a CI clone) reuses it. The digest is a content hash of everything the
+frozen output depends on, never of where the checkout lies: the connector's folder (its tests excepted),
+the workspace packages it depends on, the core, the build tool itself and its per-connector profile,
+and what decides the build venv (pyproject files, PyInstaller pin, Python version). Any change there is
+a new digest, hence a rebuild; a cached folder whose files differ from what the build wrote is rebuilt
+too. Under pytest-xdist (or two checkouts at once) a file lock per connector id makes the first worker
+build while the others wait and reuse it. ``ANALYTICS_ACP_TEST_REBUILD=1`` ignores the cache.
 """
 
 from __future__ import annotations
@@ -24,14 +26,13 @@ from contextlib import contextmanager
 from dataclasses import asdict, fields
 from pathlib import Path
 
-from analytics_acp_build.build import BuildResult, build_one, default_work_dir
+from analytics_acp_build.build import BuildResult, build_one
 from analytics_acp_build.freeze import (
     PYINSTALLER_REQUIREMENT,
     core_folder,
     list_connectors,
     read_connector,
     repo_root,
-    venv_inputs_hash,
     workspace_dependencies,
 )
 from analytics_acp_build.settings import load_settings
@@ -58,16 +59,29 @@ def inputs_digest(target: str) -> str:
             h.update(f"{path.relative_to(folder.parent)}\0".encode())
             h.update(path.read_bytes())
     h.update((build_tool / "pyproject.toml").read_bytes())
-    h.update(venv_inputs_hash(source, load_settings(source.id, source.folder)).encode())
+    # What decides the build venv (freeze.venv_inputs_hash), without the checkout's absolute path.
+    for path in (core_folder() / "pyproject.toml", source.folder / "pyproject.toml",
+                 *(dep / "pyproject.toml" for dep in workspace_dependencies(source.folder))):
+        h.update(path.read_bytes())
+    h.update(load_settings(source.id, source.folder).fingerprint().encode())
     # Other connectors' modules are excluded by name from the freeze, so the list is an input too.
     h.update(f"{PYINSTALLER_REQUIREMENT}|{sys.version}|{','.join(list_connectors())}".encode())
     return h.hexdigest()
 
 
+def cache_root() -> Path:
+    """Where cached frozen builds live (see the module doc)."""
+    named = os.environ.get("ANALYTICS_ACP_TEST_FROZEN_CACHE")
+    if named:
+        return Path(named)
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "analytics-acp" / "test-frozen"
+
+
 @contextmanager
 def build_lock(connector_id: str) -> Iterator[None]:
-    """Exclusive lock on ``connector_id``'s build (its freeze stage and log are per id under build/work)."""
-    locks = default_work_dir() / "locks"
+    """Exclusive lock on ``connector_id``'s cached build (shared by workers and checkouts)."""
+    locks = cache_root() / "locks"
     locks.mkdir(parents=True, exist_ok=True)
     with open(locks / f"{connector_id}.lock", "w") as handle:
         fcntl.flock(handle, fcntl.LOCK_EX)
@@ -97,7 +111,7 @@ def frozen_build(target: str) -> BuildResult:
     """The BuildResult of ``build_one(target)``, built once per input digest and reused (see the module doc)."""
     source = read_connector(target)
     digest = inputs_digest(target)
-    root = default_work_dir() / "test-frozen"
+    root = cache_root()
     entry = root / f"{source.id}-{digest[:16]}"
     with build_lock(source.id):
         if os.environ.get("ANALYTICS_ACP_TEST_REBUILD") != "1":

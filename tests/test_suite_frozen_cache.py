@@ -30,6 +30,7 @@ def conn(tmp_path) -> Path:
 def builds(monkeypatch, tmp_path):
     """Work folder under tmp_path; build_one replaced by a counting stand-in. Returns the list of calls."""
     monkeypatch.setenv("ANALYTICS_ACP_BUILD_WORK", str(tmp_path / "work"))
+    monkeypatch.setenv("ANALYTICS_ACP_TEST_FROZEN_CACHE", str(tmp_path / "frozen"))  # never the machine's cache
     monkeypatch.delenv("ANALYTICS_ACP_TEST_REBUILD", raising=False)
     calls: list[str] = []
 
@@ -105,3 +106,14 @@ def test_concurrent_callers_build_once(conn, builds):
         t.join(timeout=60)
     assert len(results) == 4 and builds == [str(conn)]
     assert len({r.folder for r in results}) == 1
+
+
+def test_digest_does_not_depend_on_where_the_checkout_lies(conn, tmp_path, builds):
+    # The cache is the machine's (like pip's): a CI clone elsewhere reuses what this checkout froze.
+    elsewhere = tmp_path / "another" / "checkout" / "tinyconn"
+    shutil.copytree(conn, elsewhere)
+    assert frozen_cache.inputs_digest(str(elsewhere)) == frozen_cache.inputs_digest(str(conn))
+    assert frozen_cache.cache_root() == tmp_path / "frozen"  # the fixture's, never ~/.cache in tests
+    frozen_cache.frozen_build(str(conn))
+    frozen_cache.frozen_build(str(elsewhere))
+    assert len(builds) == 1
