@@ -17,7 +17,7 @@ async def invoke_tool(tool: ToolSpec, arguments: dict[str, Any], ctx: CallContex
     """Run ``tool`` and pass its output through ``finish`` (the result builder) on the same thread."""
     if inspect.iscoroutinefunction(tool.run):
         raw = await tool.run(arguments, ctx)
-        return await anyio.to_thread.run_sync(finish, raw)
+        return await ctx.signals.in_thread(finish, raw)
 
     def run_and_finish() -> Any:
         raw = tool.run(arguments, ctx)
@@ -25,7 +25,8 @@ async def invoke_tool(tool: ToolSpec, arguments: dict[str, Any], ctx: CallContex
             raw = anyio.from_thread.run(_await, raw)
         return finish(raw)
 
-    return await anyio.to_thread.run_sync(run_and_finish)
+    # Interruptible: a cancelled call reaches the tool's on_cancel callbacks while its thread still runs.
+    return await ctx.signals.in_thread(run_and_finish)
 
 
 async def _await(awaitable: Any) -> Any:

@@ -125,33 +125,53 @@ class CallSignals:
             except Exception as exc:  # a closed stream: the answer will not reach anyone either
                 log.debug("progress not sent: %s", type(exc).__name__)
 
-    async def _watch(self) -> None:
+    async def in_thread(self, fn: Callable[..., Any], *args: Any) -> Any:
+        """``fn(*args)`` in a worker thread, interruptible: a cancelled call runs the on_cancel callbacks at
+        once (an ordinary ``to_thread.run_sync`` would defer the cancellation until the thread is done), then
+        waits, shielded, for the interrupted work to end so nothing is left half-written behind it."""
+        finished = threading.Event()
+
+        def run() -> Any:
+            try:
+                return fn(*args)
+            finally:
+                finished.set()
+
         try:
-            await anyio.sleep_forever()
-        finally:
-            if not self._finished:  # cancelled from outside (notifications/cancelled, connection end)
-                self.cancel()
+            return await anyio.to_thread.run_sync(run, abandon_on_cancel=True)
+        except anyio.get_cancelled_exc_class():
+            self.cancel()
+            with anyio.CancelScope(shield=True):
+                await anyio.to_thread.run_sync(finished.wait)
+            raise
 
     @asynccontextmanager
     async def running(self) -> AsyncIterator[None]:
-        """Around the tool's run: the progress sender and the cancellation watcher live exactly as long as it."""
+        """Around the tool's run: the progress sender lives exactly as long as it (only when the client asked
+        for progress); a cancellation that reaches the call marks it cancelled and runs the callbacks."""
         self._loop_thread = threading.get_ident()
         self._token = anyio.lowlevel.current_token()
-        failure: Exception | None = None
-        async with anyio.create_task_group() as tg:
-            tg.start_soon(self._watch)
-            if self._send is not None:
-                tg.start_soon(self._pump)
-            try:
+        try:
+            if self._send is None:
                 yield
-                await self._flush()  # always the last one
-            except Exception as exc:  # raised as itself below, not wrapped in the task group's ExceptionGroup
-                failure = exc
-            finally:
-                self._finished = True
-                tg.cancel_scope.cancel()
-        if failure is not None:
-            raise failure
+                return
+            failure: Exception | None = None
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(self._pump)
+                try:
+                    yield
+                    await self._flush()  # always the last one
+                except Exception as exc:  # raised as itself below, not wrapped in the task group's ExceptionGroup
+                    failure = exc
+                finally:
+                    tg.cancel_scope.cancel()
+            if failure is not None:
+                raise failure
+        except anyio.get_cancelled_exc_class():
+            self.cancel()  # notifications/cancelled or the connection's end (async tools: their awaits stopped)
+            raise
+        finally:
+            self._finished = True
 
 
 def _run_quietly(callback: Callable[[], Any]) -> None:
