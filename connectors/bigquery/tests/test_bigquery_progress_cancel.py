@@ -8,6 +8,7 @@ import threading
 
 import pytest
 from analytics_acp import UpstreamError
+from analytics_acp.kit import RecordingSignals
 from analytics_acp.signals import CallSignals
 from analytics_acp_bigquery.execute import PAGE_ROWS, run_execute_query
 from fakebq import QuerySpec
@@ -16,22 +17,11 @@ TABLE = "mi-proyecto.analytics_123.numbers"
 SCHEMA = [{"name": "n", "type": "INTEGER"}]
 
 
-class Recorder(CallSignals):
-    """The core's signals with the progress recorded as the tool reports it (no client needed)."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.seen: list[tuple] = []
-
-    def progress(self, done, total=None, message=None) -> None:
-        self.seen.append((done, total, message))
-
-
 def test_progress_is_the_job_then_rows_of_total_rows(world, ctx_for):
     sql = f"SELECT n FROM `{TABLE}`"
     world.bq.on_query(sql, QuerySpec(schema=SCHEMA, total_rows=25_000, wire_row=lambda i: [str(i)],
                                      referenced_tables=[TABLE], location="EU"))
-    signals = Recorder()
+    signals = RecordingSignals()
     ex = run_execute_query({"query": sql}, ctx_for(cost_limit_usd=1, signals=signals))
     assert len(list(ex.rows)) == 25_000
     assert signals.seen[0][0] == 0 and "running" in signals.seen[0][2]

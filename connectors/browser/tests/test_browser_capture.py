@@ -342,25 +342,14 @@ async def test_autocontext_blocks(site, make_ctx):
 async def test_capture_reports_each_step_and_stops_between_steps_when_cancelled(site, make_ctx):
     # Issue 28: the page opened and each step done of the steps + 1; a cancelled call runs no further step.
     from analytics_acp.errors import UpstreamError
-    from analytics_acp.signals import CallSignals
-
-    class Steps(CallSignals):
-        def __init__(self, cancel_after: int | None = None) -> None:
-            super().__init__()
-            self.seen: list[tuple] = []
-            self.cancel_after = cancel_after
-
-        def progress(self, done, total=None, message=None) -> None:
-            self.seen.append((done, total, message))
-            if self.cancel_after is not None and done >= self.cancel_after:
-                self.cancel()
+    from analytics_acp.kit import RecordingSignals
 
     ctx = make_ctx(resource_id=site.origin, conversation_id=conv())
-    ctx.signals = steps = Steps()
+    ctx.signals = steps = RecordingSignals()
     await capture.run({"url": "/", "actions": FLOW}, ctx)
     assert [s[:2] for s in steps.seen] == [(k, len(FLOW) + 1) for k in range(1, len(FLOW) + 2)]
     ctx = make_ctx(resource_id=site.origin, conversation_id=conv())
-    ctx.signals = stopped = Steps(cancel_after=2)
+    ctx.signals = stopped = RecordingSignals(cancel_after=2)
     with pytest.raises(UpstreamError, match="cancelled"):
         await capture.run({"url": "/", "actions": FLOW}, ctx)
     assert [s[0] for s in stopped.seen] == [1, 2]  # the page and the first step, nothing after the cancel

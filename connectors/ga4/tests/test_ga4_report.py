@@ -146,19 +146,12 @@ def test_bad_arguments_are_invalid_arguments_before_any_request(fake, make_ctx, 
 
 def test_progress_counts_rows_of_row_count_and_a_cancel_stops_paging(make_ctx, server):
     # Issue 28: rows fetched of rowCount per page; a cancelled call fetches no further page.
+    from analytics_acp.kit import RecordingSignals
     from analytics_acp.signals import CallSignals
-
-    class Recorder(CallSignals):
-        def __init__(self) -> None:
-            super().__init__()
-            self.seen: list[tuple] = []
-
-        def progress(self, done, total=None, message=None) -> None:
-            self.seen.append((done, total, message))
 
     build_fake(server, page_size=37)  # several pages
     args = {"metrics": ["sessions"], "dimensions": ["date", "sessionDefaultChannelGroup", "deviceCategory"]}
-    signals = Recorder()
+    signals = RecordingSignals()
     ctx = make_ctx(signals=signals)
     ex = read_to_the_end(_run_report(args, ctx))
     total = len(ex.rows)

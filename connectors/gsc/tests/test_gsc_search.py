@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 from analytics_acp import InvalidArguments, UpstreamError
-from analytics_acp.signals import CallSignals
+from analytics_acp.kit import RecordingSignals
 from analytics_acp_gsc import planner
 from analytics_acp_gsc.search_analytics import run_search_analytics
 from gscfake import DOMAIN, rows_of
@@ -120,31 +120,17 @@ def test_hourly_data_is_flagged_from_first_incomplete_hour(env, ctx_for):
     assert older and not any(r["provisional"] for r in older)
 
 
-class Recorder(CallSignals):
-    """The core's signals with progress recorded as reported (issue 28); cancels itself after ``cancel_after``."""
-
-    def __init__(self, cancel_after: int | None = None) -> None:
-        super().__init__()
-        self.seen: list[tuple] = []
-        self.cancel_after = cancel_after
-
-    def progress(self, done, total=None, message=None) -> None:
-        self.seen.append((done, total, message))
-        if self.cancel_after is not None and done >= self.cancel_after:
-            self.cancel()
-
-
 def test_progress_per_response_and_a_cancel_stops_the_next_requests(env, ctx_for, monkeypatch):
     # Issue 28: pages and days report progress; a cancelled call sends no further request.
     monkeypatch.setattr(planner, "PAGE_SIZE", 7)
     args = {"dimensions": ["query", "date"], "start_date": "2026-09-01", "end_date": "2026-09-03"}
-    signals = Recorder()
+    signals = RecordingSignals()
     rows_of(run_search_analytics(args, ctx_for(signals=signals)))
     counts = [s[0] for s in signals.seen]
     assert counts == list(range(1, len(counts) + 1)) and len(counts) >= 18  # one per response, in order
     assert signals.seen[-1][2].startswith("120 rows in")
     before = len(env.queries(DOMAIN))
-    signals = Recorder(cancel_after=2)
+    signals = RecordingSignals(cancel_after=2)
     with pytest.raises(UpstreamError, match="cancelled"):
         run_search_analytics(args, ctx_for(signals=signals))
     assert len(env.queries(DOMAIN)) - before <= 2 + 3  # the probe, two pages and at most the pages in flight

@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 from analytics_acp.context import HostTable
 from analytics_acp.errors import HostTablesUnsupported, InvalidArguments, TableNotFound, UpstreamError
-from analytics_acp.signals import CallSignals
+from analytics_acp.kit import RecordingSignals
 from analytics_acp_prediction.forecast_tool import run
 from statsmodels.tsa.holtwinters import ExponentialSmoothing
 
@@ -144,30 +144,16 @@ async def test_backtest_is_skipped_with_a_reason_when_the_holdout_is_too_long(ma
     assert "candidates" in auto.extra
 
 
-class _Fits(CallSignals):
-    """The core's signals recording progress (issue 28); cancels itself after ``cancel_after`` fits."""
-
-    def __init__(self, cancel_after: int | None = None) -> None:
-        super().__init__()
-        self.seen: list[tuple] = []
-        self.cancel_after = cancel_after
-
-    def progress(self, done, total=None, message=None) -> None:
-        self.seen.append((done, total, message))
-        if self.cancel_after is not None and done >= self.cancel_after:
-            self.cancel()
-
-
 async def test_auto_reports_each_model_fit_and_stops_between_models_when_cancelled(make_ctx, tabledata):
     table = _channels(tabledata)
     args = {"table_ref": table.ref, **BASE, "method": "auto", "group_by": ["canal"]}
     ctx = make_ctx({table.ref: table})
-    ctx.signals = fits = _Fits()
+    ctx.signals = fits = RecordingSignals()
     await run(args, ctx)
     assert [s[0] for s in fits.seen] == list(range(1, len(fits.seen) + 1))
     assert len(fits.seen) >= 2 * 3 and all("canal=" in s[2] for s in fits.seen)  # candidates of both series
     ctx = make_ctx({table.ref: table})
-    ctx.signals = stopped = _Fits(cancel_after=2)
+    ctx.signals = stopped = RecordingSignals(cancel_after=2)
     with pytest.raises(UpstreamError, match="cancelled"):
         await run(args, ctx)
     assert len(stopped.seen) == 2  # no model fitted after the cancel

@@ -39,7 +39,7 @@ from .plugins import LoadedConnector
 from .requestids import ScreenedLines
 from .runtime_tools import capability, tool_list
 from .server_stdio import DeferredMeta
-from .signals import SendProgress
+from .signals import progress_sender
 from .tablefile import read_table_uri
 
 log = logging.getLogger("analytics_acp")
@@ -185,7 +185,7 @@ class AcpServer:
             file_url = self.file_url_factory(request)
         result = await self.runtime.call(
             params.name, params.arguments, meta, session, client, read_table=read_table, file_url=file_url,
-            send_progress=_progress_sender(ctx),
+            send_progress=progress_sender(ctx),
         )
         if self.deferred_meta is not None:  # the big free-form _meta skips the SDK's pydantic passes
             result = self.deferred_meta.park(result, ctx.request_id)
@@ -197,19 +197,6 @@ class AcpServer:
             self.loaded.hook.connector_shutdown()
         except Exception:  # shutting down anyway
             log.exception("connector_shutdown failed")
-
-
-def _progress_sender(ctx: Any) -> SendProgress | None:
-    """How this request's progress reaches the client: ``notifications/progress`` with its token, if it sent one."""
-    meta = ctx.meta if isinstance(ctx.meta, dict) else {}
-    token = meta.get("progress_token", meta.get("progressToken"))  # the SDK hands _meta over snake_cased
-    if not isinstance(token, str | int) or isinstance(token, bool):
-        return None
-
-    async def send(done: float, total: float | None, message: str | None) -> None:
-        await ctx.session.send_progress_notification(token, done, total, message, related_request_id=ctx.request_id)
-
-    return send
 
 
 async def _read_table(ctx: Any, ref: str, call_id: str | None) -> HostTable:

@@ -15,11 +15,14 @@ import threading
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import anyio
 import anyio.from_thread
 import anyio.lowlevel
+
+if TYPE_CHECKING:  # typing only: the SDK's progress callback type (the bridge hands it to its host client)
+    from mcp.shared.dispatcher import ProgressFnT
 
 log = logging.getLogger("analytics_acp")
 
@@ -172,6 +175,21 @@ class CallSignals:
             raise
         finally:
             self._finished = True
+
+
+def progress_sender(request_ctx: Any) -> ProgressFnT | None:
+    """How an MCP request's progress reaches its client: ``notifications/progress`` under the request's
+    ``progressToken`` (None when it sent none). ``request_ctx`` is the SDK's request context."""
+    meta = request_ctx.meta if isinstance(request_ctx.meta, dict) else {}
+    token = meta.get("progress_token", meta.get("progressToken"))  # the SDK hands _meta over snake_cased
+    if not isinstance(token, str | int) or isinstance(token, bool):
+        return None
+
+    async def send(progress: float, total: float | None, message: str | None) -> None:
+        await request_ctx.session.send_progress_notification(token, progress, total, message,
+                                                             related_request_id=request_ctx.request_id)
+
+    return send
 
 
 def _run_quietly(callback: Callable[[], Any]) -> None:

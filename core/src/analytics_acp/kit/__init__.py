@@ -42,7 +42,7 @@ resource_id=None, tmp_dir=None, **fields) -> CallContext``: a ready context for 
 """
 
 from .checklist import arun_checklist, run_checklist
-from .fakes import FakeHost, make_ctx
+from .fakes import FakeHost, RecordingSignals, make_ctx
 from .model import ITEMS, CheckResult
 from .pytest_support import conformance_tests, format_table, serve_command
 from .run import KIT_HOST_TABLES
@@ -52,6 +52,7 @@ __all__ = [
     "KIT_HOST_TABLES",
     "CheckResult",
     "FakeHost",
+    "RecordingSignals",
     "arun_checklist",
     "conformance_tests",
     "format_table",

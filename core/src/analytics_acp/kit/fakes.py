@@ -2,7 +2,9 @@
 
 ``make_ctx("prediction", "forecast", tables={"sales": HostTable(...)})`` gives a context whose
 ``read_table`` is answered by a ``FakeHost`` (8.8): unknown refs fail with ACP_TABLE_NOT_FOUND
-like a host, and ``ctx.table_reader.requests`` lists what the tool asked for.
+like a host, and ``ctx.table_reader.requests`` lists what the tool asked for. ``make_ctx(...,
+signals=RecordingSignals(cancel_after=2))`` records the tool's progress and cancels the call once it
+reported that far, as a client's notifications/cancelled would (issue 28).
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from typing import Any
 
 from ..context import CallContext, ClientInfo, HostTable
 from ..errors import TableNotFound
+from ..signals import CallSignals
 
 
 class FakeHost:
@@ -29,6 +32,22 @@ class FakeHost:
         if ref not in self.tables:
             raise TableNotFound(f"No dataset or report named {ref!r} in this conversation. Use acp_datasets to list ids.")
         return self.tables[ref]
+
+
+class RecordingSignals(CallSignals):
+    """The core's call signals with every ``ctx.progress`` recorded in ``seen`` (done, total, message);
+    with ``cancel_after`` the call is cancelled once progress reaches it (no client, no event loop needed)."""
+
+    def __init__(self, cancel_after: float | None = None) -> None:
+        super().__init__()
+        self.seen: list[tuple[float, float | None, str | None]] = []
+        self.cancel_after = cancel_after
+
+    def progress(self, done: float, total: float | None = None, message: str | None = None) -> None:
+        """Record, and cancel at ``cancel_after``."""
+        self.seen.append((done, total, message))
+        if self.cancel_after is not None and done >= self.cancel_after:
+            self.cancel()
 
 
 def make_ctx(

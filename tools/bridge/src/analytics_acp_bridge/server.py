@@ -7,7 +7,7 @@ from typing import Any
 
 import anyio
 import mcp_types as types
-from analytics_acp.host.client import ProgressFn
+from analytics_acp.signals import progress_sender
 from analytics_acp.stopping import install_stop_handlers
 from mcp.server.lowlevel import Server
 from mcp.shared.exceptions import MCPError
@@ -25,19 +25,6 @@ INSTRUCTIONS = (
 RESOURCE_NOT_FOUND = -32002  # MCP's code for resources/read of an unknown URI
 
 
-def _progress_relay(ctx: Any) -> ProgressFn | None:
-    """The client's progress token, as a callback that relays a forwarded call's progress under it."""
-    meta = ctx.meta if isinstance(ctx.meta, dict) else {}
-    token = meta.get("progress_token", meta.get("progressToken"))  # the SDK hands _meta over snake_cased
-    if not isinstance(token, str | int) or isinstance(token, bool):
-        return None
-
-    async def relay(progress: float, total: float | None, message: str | None) -> None:
-        await ctx.session.send_progress_notification(token, progress, total, message, related_request_id=ctx.request_id)
-
-    return relay
-
-
 def build_server(bridge: Bridge) -> Server[Any]:
     """The MCP server publishing the bridge's tools and every source's tools."""
 
@@ -46,7 +33,7 @@ def build_server(bridge: Bridge) -> Server[Any]:
         return types.ListToolsResult(tools=[types.Tool.model_validate(t) for t in bridge.tools])
 
     async def call_tool(ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
-        blocks, is_error = await bridge.call(params.name, params.arguments, progress=_progress_relay(ctx))
+        blocks, is_error = await bridge.call(params.name, params.arguments, progress=progress_sender(ctx))
         return types.CallToolResult.model_validate({"content": blocks, "isError": is_error})
 
     async def list_resources(ctx: Any, params: types.PaginatedRequestParams | None) -> types.ListResourcesResult:
