@@ -22,7 +22,7 @@ from typing import Any
 
 from .argument_limits import too_large_error
 from .requestids import head, invalid_id_error
-from .runtime import AcpServer
+from .runtime import FILE_URL_SCOPE_KEY, AcpServer
 
 FILE_TTL_S = 300
 FILES_PATH = "/acp-files"
@@ -182,20 +182,8 @@ class RequestIdGuard:
         await self.app(scope, replay, send)
 
 
-def build_http_app(acp: AcpServer, *, host: str = "127.0.0.1", port: int = 7413, token: str | None = None) -> Any:
-    """The ASGI app: /mcp plus /acp-files, wrapped in Bearer auth when a token is set."""
-    from starlette.background import BackgroundTask
-    from starlette.responses import FileResponse, JSONResponse
-    from starlette.routing import Route
-
-    files = OneTimeFiles()
-    fallback_base = f"http://{host}:{port}"
-
-    async def serve_file(request: Any) -> Any:
-        path = files.take(request.path_params["token"])
-        if path is None or not path.exists():
-            return JSONResponse({"error": "not_found", "message": "Unknown or expired table URL."}, status_code=404)
-        return FileResponse(path, media_type="application/json", background=BackgroundTask(path.unlink, missing_ok=True))
+def table_url_factory(files: OneTimeFiles, fallback_base: str) -> Callable[[Any], Callable[[Path], str]]:
+    """request -> (Path -> the one-time URL that serves it once at /acp-files, 8.5)."""
 
     def url_factory(request: Any) -> Callable[[Path], str]:
         # The base URL is read from the request only when a table is handed out as a file: most
@@ -207,13 +195,43 @@ def build_http_app(acp: AcpServer, *, host: str = "127.0.0.1", port: int = 7413,
 
         return to_url
 
-    acp.file_url_factory = url_factory
+    return url_factory
+
+
+class TableUrls:
+    """ASGI wrapper: each request's scope carries the table URL maker, which the tools/call handler reads
+    off its request (runtime.FILE_URL_SCOPE_KEY), so the server object itself knows no transport."""
+
+    def __init__(self, app: Any, url_factory: Callable[[Any], Callable[[Path], str]]):
+        self.app = app
+        self.url_factory = url_factory
+
+    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        if scope["type"] == "http":
+            scope = {**scope, FILE_URL_SCOPE_KEY: self.url_factory}
+        await self.app(scope, receive, send)
+
+
+def build_http_app(acp: AcpServer, *, host: str = "127.0.0.1", port: int = 7413, token: str | None = None) -> Any:
+    """The ASGI app: /mcp plus /acp-files, wrapped in Bearer auth when a token is set."""
+    from starlette.background import BackgroundTask
+    from starlette.responses import FileResponse, JSONResponse
+    from starlette.routing import Route
+
+    files = OneTimeFiles()
+
+    async def serve_file(request: Any) -> Any:
+        path = files.take(request.path_params["token"])
+        if path is None or not path.exists():
+            return JSONResponse({"error": "not_found", "message": "Unknown or expired table URL."}, status_code=404)
+        return FileResponse(path, media_type="application/json", background=BackgroundTask(path.unlink, missing_ok=True))
+
     app: Any = acp.server.streamable_http_app(
         streamable_http_path="/mcp",
         host=host,
         custom_starlette_routes=[Route(FILES_PATH + "/{token}", serve_file, methods=["GET"])],
     )
-    app = RequestIdGuard(app)
+    app = RequestIdGuard(TableUrls(app, table_url_factory(files, f"http://{host}:{port}")))
     return BearerGuard(app, token) if token else app
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 import orjson
@@ -148,13 +149,12 @@ def _skip_space(text: str, pos: int) -> int:
 class ScreenedLines:
     """The server's stdin lines, minus the requests with an invalid id, which it answers itself.
 
-    ``answer`` (set once the transport's write stream exists) sends the JSON-RPC error; until then
-    every line passes through unchanged.
+    ``answer`` (an async callable given at construction) sends the JSON-RPC error for such a line.
     """
 
-    def __init__(self, lines: Any):
+    def __init__(self, lines: Any, answer: Callable[[dict[str, Any]], Awaitable[Any]]):
         self._lines = lines.__aiter__()
-        self.answer: Any = None
+        self._answer = answer
 
     def __aiter__(self) -> ScreenedLines:
         return self
@@ -162,7 +162,7 @@ class ScreenedLines:
     async def __anext__(self) -> str:
         while True:
             line: str = await self._lines.__anext__()
-            error = invalid_id_error(line) if self.answer is not None and line.strip() else None
+            error = invalid_id_error(line) if line.strip() else None
             if error is None:
                 return line
-            await self.answer(error)
+            await self._answer(error)

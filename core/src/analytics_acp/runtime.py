@@ -18,6 +18,7 @@ import os
 import sys
 import threading
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, cast
 
@@ -45,6 +46,9 @@ from .tablefile import read_table_uri
 log = logging.getLogger("analytics_acp")
 _SESSION_KEY = "analytics_acp.session"
 _CLIENT_KEY = "analytics_acp.client"
+# The HTTP app puts its one-time table URL maker on each request's ASGI scope under this key (as an auth
+# middleware puts the user there): request -> (Path -> URL). The tools/call handler reads it off ctx.request.
+FILE_URL_SCOPE_KEY = "analytics_acp.file_url"
 
 
 class _OpenParams(types.RequestParams):
@@ -84,6 +88,16 @@ def parse_client_capability(params: Any) -> ClientInfo:
     )
 
 
+@dataclass(frozen=True)
+class ServeState:
+    """What a transport hands the SDK's serve loop for one connection (``lifespan_state``), which the
+    handlers read back as ``ctx.lifespan_context``: the wiring arrives by construction, per connection,
+    and nothing is assigned on ``AcpServer`` (issue 27.3). Over HTTP the SDK's default (an empty dict)
+    stands for "nothing deferred"."""
+
+    deferred_meta: DeferredMeta | None = None  # the stdio transport that writes answers with orjson
+
+
 def _state(ctx: Any) -> dict[str, Any]:
     # Per-connection scratch state: one dict per stdio connection or HTTP session (DESIGN.md).
     return sdk_private.connection_state(ctx)
@@ -95,9 +109,6 @@ class AcpServer:
     def __init__(self, loaded: LoadedConnector):
         self.loaded = loaded
         self.runtime = ConnectorRuntime(loaded)
-        # Set by the HTTP transport: request -> (Path -> one-time URL).
-        self.file_url_factory: Callable[[Any], Callable[[Path], str]] | None = None
-        self.deferred_meta: DeferredMeta | None = None  # set by the stdio transport that writes with orjson
         info = loaded.info
         self.server: Server[Any] = Server(
             info.id,
@@ -179,16 +190,13 @@ class AcpServer:
         async def read_table(ref: str, call_id: str | None = None) -> HostTable:
             return await _read_table(ctx, ref, call_id)
 
-        file_url = None
-        if self.file_url_factory is not None:
-            request = getattr(ctx, "request", None)
-            file_url = self.file_url_factory(request)
         result = await self.runtime.call(
-            params.name, params.arguments, meta, session, client, read_table=read_table, file_url=file_url,
+            params.name, params.arguments, meta, session, client, read_table=read_table, file_url=_file_url(ctx),
             send_progress=progress_sender(ctx),
         )
-        if self.deferred_meta is not None:  # the big free-form _meta skips the SDK's pydantic passes
-            result = self.deferred_meta.park(result, ctx.request_id)
+        served = ctx.lifespan_context
+        if isinstance(served, ServeState) and served.deferred_meta is not None:
+            result = served.deferred_meta.park(result, ctx.request_id)  # the big _meta skips the SDK's pydantic passes
         return result
 
     def shutdown(self) -> None:
@@ -197,6 +205,14 @@ class AcpServer:
             self.loaded.hook.connector_shutdown()
         except Exception:  # shutting down anyway
             log.exception("connector_shutdown failed")
+
+
+def _file_url(ctx: Any) -> Callable[[Path], str] | None:
+    """Path -> one-time URL for this call's big tables over HTTP (8.5); None elsewhere (a file:// path)."""
+    request = ctx.request
+    scope = getattr(request, "scope", None)
+    factory = scope.get(FILE_URL_SCOPE_KEY) if isinstance(scope, dict) else None
+    return factory(request) if factory is not None else None
 
 
 async def _read_table(ctx: Any, ref: str, call_id: str | None) -> HostTable:
@@ -249,31 +265,43 @@ async def serve_stdio(acp: AcpServer, on_eof: Callable[[], None] | None = None) 
     from mcp.server.runner import serve_loop
 
     if server_stdio.usable():  # our transport: same fd claim, invalid ids screened, orjson writes
-        acp.deferred_meta = server_stdio.DeferredMeta()
+        deferred = server_stdio.DeferredMeta()
         try:
-            async with server_stdio.stdio_server(acp.deferred_meta, on_eof=on_eof) as (read, write):
-                await serve_loop(acp.server, read, write, lifespan_state={})
+            async with server_stdio.stdio_server(deferred, on_eof=on_eof) as (read, write):
+                await serve_loop(acp.server, read, write, lifespan_state=ServeState(deferred_meta=deferred))
         finally:
-            acp.deferred_meta = None
             acp.shutdown()
         return
     # sys.stdin/stdout replaced by text streams: the SDK's transport serves them in place
     private_fd, wire = _claim_stdin()
     try:
-        stdin = ScreenedLines(anyio.wrap_file(io.TextIOWrapper(wire, encoding="utf-8", errors="replace")))
-        async with sdk_stdio_server(stdin=cast(Any, stdin)) as (read, write):  # an async line iterator, as it reads
-
-            async def answer(error: dict[str, Any]) -> None:
-                with contextlib.suppress(anyio.ClosedResourceError, anyio.BrokenResourceError):
-                    await write.send(SessionMessage(types.JSONRPCError.model_validate(error)))
-
-            stdin.answer = answer
-            await serve_loop(acp.server, read, write, lifespan_state={})
+        await _serve_in_place(acp, wire)
     finally:
         acp.shutdown()
         if private_fd is not None:  # fd 0 back on the wire
             with contextlib.suppress(OSError):
                 os.dup2(private_fd, 0)
+
+
+async def _serve_in_place(acp: AcpServer, wire: Any) -> None:
+    """The SDK's stdio transport reading ``wire``, requests with an invalid id screened out and answered."""
+    from mcp.server.runner import serve_loop
+
+    # The screen is built with the channel its errors leave by: the SDK's write stream only exists once
+    # its transport runs. No buffer: a client that reads nothing holds the screen up, nothing piles up.
+    errors_in, errors_out = anyio.create_memory_object_stream[dict[str, Any]](0)
+    stdin = ScreenedLines(anyio.wrap_file(io.TextIOWrapper(wire, encoding="utf-8", errors="replace")), answer=errors_in.send)
+    async with errors_in, errors_out, sdk_stdio_server(stdin=cast(Any, stdin)) as (read, write):
+
+        async def answer() -> None:
+            with contextlib.suppress(anyio.ClosedResourceError, anyio.BrokenResourceError):
+                async for error in errors_out:
+                    await write.send(SessionMessage(types.JSONRPCError.model_validate(error)))
+
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(answer)
+            await serve_loop(acp.server, read, write, lifespan_state=ServeState())
+            tg.cancel_scope.cancel()  # stdin ended: no screen error can come any more
 
 
 def _claim_stdin() -> tuple[int | None, Any]:

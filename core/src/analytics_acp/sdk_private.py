@@ -60,7 +60,11 @@ def mcp_http_client(headers: dict[str, str] | None) -> Any:
 
 
 def connection_state(ctx: Any) -> dict[str, Any]:
-    """The per-connection scratch dict of a request context (``session._connection.state``)."""
+    """The per-connection scratch dict of a request context (``session._connection.state``).
+
+    ``Connection.state`` is public, but the ``ServerRequestContext`` that mcp 2.3.0's runner hands handlers
+    reaches the connection only through the session's private ``_connection`` (the public
+    ``Context.connection`` belongs to a context the runner does not build yet)."""
     state: dict[str, Any] = ctx.session._connection.state
     return state
 
