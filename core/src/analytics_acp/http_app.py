@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from .argument_limits import too_large_error
+from .http_cancel import CancelOnClose
 from .requestids import head, invalid_id_error
 from .runtime import FILE_URL_SCOPE_KEY, AcpServer
 
@@ -231,7 +232,7 @@ def build_http_app(acp: AcpServer, *, host: str = "127.0.0.1", port: int = 7413,
         host=host,
         custom_starlette_routes=[Route(FILES_PATH + "/{token}", serve_file, methods=["GET"])],
     )
-    app = RequestIdGuard(TableUrls(app, table_url_factory(files, f"http://{host}:{port}")))
+    app = RequestIdGuard(CancelOnClose(TableUrls(app, table_url_factory(files, f"http://{host}:{port}"))))
     return BearerGuard(app, token) if token else app
 
 

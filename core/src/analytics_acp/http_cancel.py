@@ -1,0 +1,84 @@
+"""A closed HTTP request stream cancels its request (issue 28.2; Streamable HTTP, 3.2).
+
+MCP asks a client to cancel with ``notifications/cancelled``; a client that goes away instead (a closed tab,
+an aborted fetch, a killed process) never sends it. This server keeps no event store, so the answer of a
+closed stream can never be resumed and the work would go on for nobody (a query burning a warehouse).
+A DELETE of the session already ends its running calls (the SDK terminates the session's task group).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import anyio
+
+CANCEL_BOUND_S = 5.0  # handing a closed stream's cancel to the session never holds the connection longer
+REASON = "The client closed the request's stream."
+
+
+class CancelOnClose:
+    """ASGI wrapper: when the POST of a request ends on ``http.disconnect`` before its answer was sent, the
+    same session gets the ``notifications/cancelled`` the client would have sent, through the SDK's own path."""
+
+    def __init__(self, app: Any):
+        self.app = app
+
+    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        if scope["type"] != "http" or scope.get("method") != "POST":
+            await self.app(scope, receive, send)
+            return
+        body: list[bytes] = []  # references to what the SDK reads anyway; parsed only after a disconnect
+        closed = answered = False
+
+        async def watched_receive() -> dict[str, Any]:
+            nonlocal closed
+            message: dict[str, Any] = await receive()
+            if message["type"] == "http.request":
+                body.append(message.get("body", b""))
+            elif message["type"] == "http.disconnect":
+                closed = True
+            return message
+
+        async def watched_send(message: dict[str, Any]) -> None:
+            nonlocal answered
+            if message["type"] == "http.response.body" and not message.get("more_body", False):
+                answered = True
+            await send(message)
+
+        try:
+            await self.app(scope, watched_receive, watched_send)
+        finally:
+            request = _request_of(body) if closed and not answered else None
+            if request is not None:
+                with anyio.CancelScope(shield=True), anyio.move_on_after(CANCEL_BOUND_S):
+                    await self._cancel(scope, request)
+
+    async def _cancel(self, scope: dict[str, Any], request_id: str | int) -> None:
+        note = {"jsonrpc": "2.0", "method": "notifications/cancelled",
+                "params": {"requestId": request_id, "reason": REASON}}
+        keep = (b"mcp-session-id", b"mcp-protocol-version", b"host", b"origin")  # the session and its checks
+        headers = [(k, v) for k, v in scope.get("headers") or [] if k.lower() in keep]
+        headers += [(b"content-type", b"application/json"), (b"accept", b"application/json, text/event-stream")]
+        messages = [{"type": "http.request", "body": json.dumps(note).encode(), "more_body": False}]
+
+        async def receive() -> dict[str, Any]:
+            return messages.pop(0) if messages else {"type": "http.disconnect"}
+
+        async def discard(message: dict[str, Any]) -> None:
+            pass  # 202: nobody listens
+
+        await self.app({**scope, "headers": headers}, receive, discard)
+
+
+def _request_of(body: list[bytes]) -> str | int | None:
+    """The id of the JSON-RPC request in a POST body worth cancelling (not initialize, which MCP forbids to cancel)."""
+    try:
+        message = json.loads(b"".join(body))
+    except ValueError:
+        return None
+    if not isinstance(message, dict) or message.get("method") in (None, "initialize"):
+        return None
+    request_id = message.get("id")
+    usable = isinstance(request_id, str) or (isinstance(request_id, int) and not isinstance(request_id, bool))
+    return request_id if usable else None
