@@ -42,6 +42,9 @@ class CallSignals:
         self._sent: tuple[float, float | None, str | None] | None = None
         self._last_sent_at = 0.0
         self._wake: anyio.Event | None = None
+        # One send at a time: the final flush waits for a send in flight instead of the sender being cancelled
+        # in the middle of it, so the last progress is on the wire before the answer.
+        self._sending = anyio.Lock()
         self._loop_thread: int | None = None
         self._token: Any = None  # the event loop's token: any thread (a connector's own pool too) can wake the sender
         self._cancelled = threading.Event()
@@ -117,16 +120,17 @@ class CallSignals:
             await self._flush()
 
     async def _flush(self) -> None:
-        with self._lock:
-            latest = self._latest
-        if latest is None or latest == self._sent or self._send is None:
-            return
-        self._sent, self._last_sent_at = latest, time.monotonic()
-        with anyio.move_on_after(SEND_BOUND_S):
-            try:
-                await self._send(*latest)
-            except Exception as exc:  # a closed stream: the answer will not reach anyone either
-                log.debug("progress not sent: %s", type(exc).__name__)
+        async with self._sending:
+            with self._lock:
+                latest = self._latest
+            if latest is None or latest == self._sent or self._send is None:
+                return
+            self._sent, self._last_sent_at = latest, time.monotonic()
+            with anyio.move_on_after(SEND_BOUND_S):
+                try:
+                    await self._send(*latest)
+                except Exception as exc:  # a closed stream: the answer will not reach anyone either
+                    log.debug("progress not sent: %s", type(exc).__name__)
 
     async def in_thread(self, fn: Callable[..., Any], *args: Any) -> Any:
         """``fn(*args)`` in a worker thread, interruptible: a cancelled call runs the on_cancel callbacks at
