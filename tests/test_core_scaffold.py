@@ -18,6 +18,7 @@ EXPECTED = [
     "skills/shop-stats-basics/SKILL.md",
     "src/analytics_acp_shop_stats/__init__.py",
     "src/analytics_acp_shop_stats/blocks.py",
+    "src/analytics_acp_shop_stats/constants.py",
     "src/analytics_acp_shop_stats/declaration.py",
     "src/analytics_acp_shop_stats/plugin.py",
     "src/analytics_acp_shop_stats/resources.py",
@@ -78,6 +79,15 @@ def test_new_writes_a_connector_that_passes_its_tests_and_the_kit(repo, tmp_path
                          cwd=folder, env=env, capture_output=True, text=True, timeout=600)
     assert run.returncode == 0, run.stdout[-4000:] + run.stderr[-2000:]
     assert "3 passed" in run.stdout
+    # Issue 27.6: declared once with lazy references: loading the connector imports neither tools.py nor blocks.py.
+    declaration = (folder / "src/analytics_acp_shop_stats/declaration.py").read_text()
+    assert 'run=lazy("analytics_acp_shop_stats.tools:daily_values")' in declaration
+    probe = ("import sys\nfrom analytics_acp.plugins import load_connector\nloaded = load_connector('shop_stats')\n"
+             "print(sorted(m for m in sys.modules if m.startswith('analytics_acp_shop_stats')), sorted(loaded.tools))")
+    loaded = subprocess.run([sys.executable, "-c", probe], env=env, capture_output=True, text=True, timeout=120)
+    assert loaded.stdout.split("] [")[0] == "['analytics_acp_shop_stats', 'analytics_acp_shop_stats.constants', " \
+        "'analytics_acp_shop_stats.declaration', 'analytics_acp_shop_stats.plugin', 'analytics_acp_shop_stats.resources'", \
+        loaded.stdout + loaded.stderr[-2000:]
 
 
 def test_new_last_line_and_readmes_name_the_same_test_command(repo, capsys):

@@ -43,6 +43,7 @@ from .errors import (
     UpstreamError,
 )
 from .hookspecs import hookimpl
+from .lazy import lazy
 
 __version__ = "0.1.0"
 
@@ -86,6 +87,7 @@ __all__ = [
     "date_property",
     "effective_mode",
     "hookimpl",
+    "lazy",
     "resolve_date",
     "resolve_window",
 ]

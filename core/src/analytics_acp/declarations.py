@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from .constants import ACP_DEFAULT_FIELD_LIMIT
+from .lazy import LazyRef
 
 if TYPE_CHECKING:  # pragma: no cover
     from .context import CallContext
@@ -178,7 +179,8 @@ class ConnectorInfo:
     blocks: list[BlockSpec] = field(default_factory=list, repr=False)
 
 
-ToolRun = Callable[[dict[str, Any], "CallContext"], Any | Awaitable[Any]]
+# A callable, or lazy("package.module:function") so the module doing the work (and its clients) loads on first call.
+ToolRun = Callable[[dict[str, Any], "CallContext"], Any | Awaitable[Any]] | LazyRef
 
 
 @dataclass
@@ -188,7 +190,8 @@ class ToolSpec:
     ``input_schema`` is the JSON schema of the model-facing arguments, without
     ``resource_id`` or ``tables``: the core injects those (6.2, 8.7).
     ``run(arguments, ctx)`` may be sync (run in a worker thread together with
-    result building, so a DB cursor stays on one thread) or async.
+    result building, so a DB cursor stays on one thread) or async. Declare it as
+    ``lazy("package.module:function")`` (lazy.py) to import that module on first call only.
     It returns an ``Extraction``/``MultiExtraction`` (kind extraction) or
     an ``Info``/plain JSON value (kind info), or raises an ``AcpError``.
     """
@@ -207,12 +210,12 @@ class ToolSpec:
     default: bool = False  # first of extraction_tools (the default tool, 4.2)
 
 
-BlockFetch = Callable[[str, "CallContext"], Any | Awaitable[Any]]
+BlockFetch = Callable[[str, "CallContext"], Any | Awaitable[Any]] | LazyRef
 
 
 @dataclass
 class BlockSpec:
-    """An autocontext block (7.1). ``fetch(resource_id, ctx)`` returns compact JSON."""
+    """An autocontext block (7.1). ``fetch(resource_id, ctx)`` returns compact JSON; it may be a ``lazy(...)`` reference."""
 
     id: str
     description: str

@@ -11,16 +11,18 @@ import anyio
 
 from .context import CallContext
 from .declarations import ToolSpec
+from .lazy import LazyRef
 
 
 async def invoke_tool(tool: ToolSpec, arguments: dict[str, Any], ctx: CallContext, finish: Callable[[Any], Any]) -> Any:
     """Run ``tool`` and pass its output through ``finish`` (the result builder) on the same thread."""
-    if inspect.iscoroutinefunction(tool.run):
-        raw = await tool.run(arguments, ctx)
+    run = await resolve_off_loop(tool.run)
+    if inspect.iscoroutinefunction(run):
+        raw = await run(arguments, ctx)
         return await ctx.signals.in_thread(finish, raw)
 
     def run_and_finish() -> Any:
-        raw = tool.run(arguments, ctx)
+        raw = run(arguments, ctx)
         if inspect.isawaitable(raw):  # a sync function that returned a coroutine
             raw = anyio.from_thread.run(_await, raw)
         return finish(raw)
@@ -33,8 +35,19 @@ async def _await(awaitable: Any) -> Any:
     return await awaitable
 
 
+async def resolve_off_loop(fn: Any) -> Any:
+    """``fn``, or the target of a lazy reference (lazy.py), whose first import runs in a worker thread: heavy client
+    imports never block the event loop, and an async target is known as such before it is called."""
+    if not isinstance(fn, LazyRef):
+        return fn
+    if not fn.resolved:
+        await anyio.to_thread.run_sync(fn.resolve)
+    return fn.resolve()
+
+
 async def call_maybe_async(fn: Any, *args: Any) -> Any:
     """Call a sync or async callable (block fetchers, hooks); sync ones run in a worker thread."""
+    fn = await resolve_off_loop(fn)
     if inspect.iscoroutinefunction(fn):
         return await fn(*args)
     result = await anyio.to_thread.run_sync(lambda: fn(*args))

@@ -23,6 +23,7 @@ import pluggy
 from . import hookspecs
 from .declarations import BlockSpec, ConnectorInfo, ToolSpec
 from .errors import AcpError
+from .lazy import check_lazy
 
 CONNECTOR_GROUP = "analytics_acp.connectors"
 TEST_CONNECTOR_GROUP = "analytics_acp.test_connectors"
@@ -129,6 +130,7 @@ def _collect(loaded: LoadedConnector) -> None:
             raise ValueError(f"{owner}: {tool.name!r} is a reserved ACP tool name (7.2, 7.3)")
         if tool.name in loaded.tools:
             raise ValueError(f"tool {tool.name!r} registered twice ({loaded.tool_owner[tool.name]} and {owner})")
+        check_lazy(tool.run, f"{owner}: tool {tool.name!r}")  # a misspelt module stops the load, not the first call
         loaded.tools[tool.name] = tool
         loaded.tool_owner[tool.name] = owner
 
@@ -138,6 +140,7 @@ def _collect(loaded: LoadedConnector) -> None:
         check_block_id(block.id)
         if block.id in loaded.blocks:
             raise ValueError(f"block {block.id!r} registered twice")
+        check_lazy(block.fetch, f"block {block.id!r}")
         loaded.blocks[block.id] = block
 
     for tool in loaded.info.tools:

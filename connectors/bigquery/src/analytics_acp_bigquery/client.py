@@ -19,9 +19,9 @@ from typing import Any
 
 from analytics_acp import CallContext, ResourceRequired
 
+from .constants import SCOPES
 from .resource_ids import BqRef, parse
 
-SCOPES = ["https://www.googleapis.com/auth/bigquery"]
 _MAX_CLIENTS = 8
 _clients: OrderedDict[str, Any] = OrderedDict()
 _lock = threading.Lock()

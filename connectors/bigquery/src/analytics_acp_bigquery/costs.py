@@ -9,9 +9,10 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from .constants import DEFAULT_PRICE_PER_TIB_USD
+
 TIB = 1 << 40
 MIN_BYTES_PER_TABLE = 10 * (1 << 20)
-DEFAULT_PRICE_PER_TIB_USD = 6.25
 NARROW_HINT = "fewer columns, shorter date range, filter by partition"
 
 

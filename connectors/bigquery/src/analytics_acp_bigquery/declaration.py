@@ -1,7 +1,7 @@
 """What the `bigquery` connector declares: identity, setup schemas (5.5.1), resource_id (6.1), cost (9.1), tools, blocks.
 
-Imports nothing heavy: plugin.py loads it at start-up, and google-cloud-bigquery loads on the
-first call through the thin wrappers below.
+Imports nothing heavy: plugin.py loads it at start-up. Tools and blocks name the functions doing the work with
+``lazy("module:function")``: google-cloud-bigquery loads on the first call. Shared values live in constants.py.
 """
 
 from __future__ import annotations
@@ -9,13 +9,12 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from analytics_acp import BlockSpec, CallContext, ConnectorInfo, CostSpec, Defaults, ResourceIdSpec, ToolSpec
+from analytics_acp import BlockSpec, ConnectorInfo, CostSpec, Defaults, ResourceIdSpec, ToolSpec, lazy
 from analytics_acp.constants import ACP_INPUT_ANNOTATION, ACP_INPUT_TABLE_REF
 from analytics_acp_google.retry import AUTOCONTEXT_CONCURRENCY
 from analytics_acp_google.schemas import api_endpoint_property, credentials_schema, timeout_property
 
-from .client import SCOPES
-from .costs import DEFAULT_PRICE_PER_TIB_USD
+from .constants import DEFAULT_PRICE_PER_TIB_USD, SCOPES
 from .resource_ids import LEVELS
 
 VERSION = "0.1.0"
@@ -124,27 +123,6 @@ def connector_info() -> ConnectorInfo:
     )
 
 
-# --- thin wrappers: google-cloud-bigquery loads on the first call, not at start-up.
-
-
-def _run_execute(arguments: dict[str, Any], ctx: CallContext) -> Any:
-    from .execute import run_execute_query
-
-    return run_execute_query(arguments, ctx)
-
-
-def _run_validate(arguments: dict[str, Any], ctx: CallContext) -> Any:
-    from .validate import run_validate_query
-
-    return run_validate_query(arguments, ctx)
-
-
-async def _run_load(arguments: dict[str, Any], ctx: CallContext) -> Any:
-    from .load import run_load_rows
-
-    return await run_load_rows(arguments, ctx)
-
-
 def tool_specs() -> list[ToolSpec]:
     """execute_query (default extraction, paid), validate_query (info) and load_rows (write, 8.8.2)."""
     query = {
@@ -162,7 +140,7 @@ def tool_specs() -> list[ToolSpec]:
             name="execute_query",
             title="Run a BigQuery query",
             description=EXECUTE_DESCRIPTION,
-            run=_run_execute,
+            run=lazy("analytics_acp_bigquery.execute:run_execute_query"),
             kind="extraction",
             default=True,
             paid=True,
@@ -172,7 +150,7 @@ def tool_specs() -> list[ToolSpec]:
             name="validate_query",
             title="Validate a BigQuery query (dry run)",
             description=VALIDATE_DESCRIPTION,
-            run=_run_validate,
+            run=lazy("analytics_acp_bigquery.validate:run_validate_query"),
             kind="info",
             input_schema={"type": "object", "properties": {"query": {**query, "description": "The query to check."}, **window},
                           "required": ["query"]},
@@ -181,7 +159,7 @@ def tool_specs() -> list[ToolSpec]:
             name="load_rows",
             title="Append rows from a host dataset",
             description=LOAD_DESCRIPTION,
-            run=_run_load,
+            run=lazy("analytics_acp_bigquery.load:run_load_rows"),
             kind="info",
             read_only_hint=False,
             input_schema={
@@ -199,23 +177,13 @@ def tool_specs() -> list[ToolSpec]:
     ]
 
 
-def _block(name: str) -> Any:
-    def fetch(resource_id: str, ctx: CallContext) -> Any:
-        from . import blocks
-
-        return getattr(blocks, f"block_{name}")(resource_id, ctx)
-
-    fetch.__name__ = f"fetch_{name}"
-    return fetch
-
-
 def block_specs() -> list[BlockSpec]:
     """datasets (project), tables and table_schemas (dataset, table), with the ids and descriptions of 15.3."""
     return [
         BlockSpec(
             id="datasets",
             description="Project datasets with their location.",
-            fetch=_block("datasets"),
+            fetch=lazy("analytics_acp_bigquery.blocks:block_datasets"),
             applies_to=["project"],
             ttl_s=6 * 3600,
         ),
@@ -223,7 +191,7 @@ def block_specs() -> list[BlockSpec]:
             id="tables",
             description=("Dataset tables and views. Date-sharded tables (name_YYYYMMDD) are grouped as name_* "
                          "with the shard count and the latest shard."),
-            fetch=_block("tables"),
+            fetch=lazy("analytics_acp_bigquery.blocks:block_tables"),
             applies_to=["dataset"],  # 7.2
             ttl_s=3600,
         ),
@@ -231,7 +199,7 @@ def block_specs() -> list[BlockSpec]:
             id="table_schemas",
             description=("Schema (columns, type, mode and description) of the table or of the first 15 tables in the "
                          "dataset. For sharded tables, the latest shard is used."),
-            fetch=_block("table_schemas"),
+            fetch=lazy("analytics_acp_bigquery.blocks:block_table_schemas"),
             applies_to=["dataset", "table"],
             ttl_s=6 * 3600,
         ),

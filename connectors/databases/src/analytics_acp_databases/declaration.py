@@ -1,7 +1,7 @@
 """What the `databases` connector declares: identity, setup schemas (5.5), resource_id (6.1), tools and blocks.
 
-This module imports nothing heavy: plugin.py loads it at server start-up. Tool and block
-callables are thin wrappers that import the modules doing the work on first use.
+This module imports nothing heavy: plugin.py loads it at server start-up. Tools and blocks name the functions
+doing the work with ``lazy("module:function")``: their modules (SQLAlchemy, sqlglot, drivers) load on first use.
 """
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from analytics_acp import BlockSpec, CallContext, ConnectorInfo, Defaults, ResourceIdSpec, ToolSpec
+from analytics_acp import BlockSpec, ConnectorInfo, Defaults, ResourceIdSpec, ToolSpec, lazy
 from analytics_acp.constants import ACP_INPUT_ANNOTATION, ACP_INPUT_TABLE_REF
 
 VERSION = "0.1.0"
@@ -162,27 +162,6 @@ def connector_info() -> ConnectorInfo:
     )
 
 
-# --- tool runners: thin wrappers so sqlalchemy/sqlglot load on first call, not at start-up.
-
-
-def _run_execute(arguments: dict[str, Any], ctx: CallContext) -> Any:
-    from .execute import run_execute_sql
-
-    return run_execute_sql(arguments, ctx)
-
-
-def _run_validate(arguments: dict[str, Any], ctx: CallContext) -> Any:
-    from .validate import run_validate_sql
-
-    return run_validate_sql(arguments, ctx)
-
-
-async def _run_insert(arguments: dict[str, Any], ctx: CallContext) -> Any:
-    from .insert import run_insert_rows
-
-    return await run_insert_rows(arguments, ctx)
-
-
 def tool_specs() -> list[ToolSpec]:
     """execute_sql (default extraction), validate_sql (info) and insert_rows (write, 8.8.2)."""
     sql_property = {
@@ -196,7 +175,7 @@ def tool_specs() -> list[ToolSpec]:
             name="execute_sql",
             title="Run a SQL query",
             description=EXECUTE_DESCRIPTION,
-            run=_run_execute,
+            run=lazy("analytics_acp_databases.execute:run_execute_sql"),
             kind="extraction",
             default=True,
             input_schema={
@@ -216,7 +195,7 @@ def tool_specs() -> list[ToolSpec]:
             name="validate_sql",
             title="Validate a SQL query",
             description=VALIDATE_DESCRIPTION,
-            run=_run_validate,
+            run=lazy("analytics_acp_databases.validate:run_validate_sql"),
             kind="info",
             input_schema={
                 "type": "object",
@@ -228,7 +207,7 @@ def tool_specs() -> list[ToolSpec]:
             name="insert_rows",
             title="Insert rows from a host dataset",
             description=INSERT_DESCRIPTION,
-            run=_run_insert,
+            run=lazy("analytics_acp_databases.insert:run_insert_rows"),
             kind="info",
             read_only_hint=False,
             input_schema={
@@ -252,16 +231,6 @@ def tool_specs() -> list[ToolSpec]:
     ]
 
 
-def _block(name: str):
-    def fetch(resource_id: str, ctx: CallContext) -> Any:
-        from . import blocks
-
-        return getattr(blocks, f"block_{name}")(resource_id, ctx)
-
-    fetch.__name__ = f"fetch_{name}"
-    return fetch
-
-
 ALL_LEVELS = ["database", "schema", "table"]
 
 
@@ -271,42 +240,42 @@ def block_specs() -> list[BlockSpec]:
         BlockSpec(
             id="database_info",
             description="Engine, server version, database, default schema, SQL dialect notes and the effective access mode.",
-            fetch=_block("database_info"),
+            fetch=lazy("analytics_acp_databases.blocks:block_database_info"),
             applies_to=ALL_LEVELS,
             ttl_s=24 * 3600,
         ),
         BlockSpec(
             id="schemas",
             description="Schemas of the database (databases of the server for MySQL/MariaDB) with their table counts.",
-            fetch=_block("schemas"),
+            fetch=lazy("analytics_acp_databases.blocks:block_schemas"),
             applies_to=["database"],
             ttl_s=6 * 3600,
         ),
         BlockSpec(
             id="tables",
             description="Tables and views with estimated row counts.",
-            fetch=_block("tables"),
+            fetch=lazy("analytics_acp_databases.blocks:block_tables"),
             applies_to=["database", "schema"],
             ttl_s=3600,
         ),
         BlockSpec(
             id="table_schemas",
             description="Columns (type, nullable, primary and foreign keys, comments) of the table, or of the first 15 tables of the database or schema.",
-            fetch=_block("table_schemas"),
+            fetch=lazy("analytics_acp_databases.blocks:block_table_schemas"),
             applies_to=ALL_LEVELS,
             ttl_s=6 * 3600,
         ),
         BlockSpec(
             id="date_ranges",
             description="Minimum and maximum of every date/time column of the table, or of the first 15 tables.",
-            fetch=_block("date_ranges"),
+            fetch=lazy("analytics_acp_databases.blocks:block_date_ranges"),
             applies_to=ALL_LEVELS,
             ttl_s=3600,
         ),
         BlockSpec(
             id="frequent_values",
             description="Most frequent values of low-cardinality text columns (at most 10 distinct values) of the table, or of the first 5 tables.",
-            fetch=_block("frequent_values"),
+            fetch=lazy("analytics_acp_databases.blocks:block_frequent_values"),
             applies_to=ALL_LEVELS,
             ttl_s=3600,
         ),

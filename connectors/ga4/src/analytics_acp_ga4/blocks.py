@@ -1,6 +1,7 @@
 """The autocontext blocks of 15.1 step 3: settings from the Admin API, 28-day traffic from the Data API.
 
 Each block raises on its own failure; the core isolates it (7.3) and caches it per credential identity (7.4).
+One function per block, named as the block: declaration.block_specs gives each its id, description and TTL.
 """
 
 from __future__ import annotations
@@ -146,22 +147,9 @@ def content_groups(pid: str, ctx: CallContext) -> list[dict[str, Any]]:
     return [r for r in rows if r.get("contentGroup") not in ("(not set)", "", None)]
 
 
-FETCHERS: dict[str, Callable[[str, Any], Any]] = {
-    "property_settings": property_settings,
-    "key_events": key_events,
-    "custom_dimensions": custom_dimensions,
-    "custom_metrics": custom_metrics,
-    "calculated_metrics": calculated_metrics,
-    "channel_groups": channel_groups,
-    "sessions_by_channel": _traffic("sessionDefaultChannelGroup", ["sessions", "totalUsers", "engagedSessions", "engagementRate"]),
-    "sessions_by_device": _traffic("deviceCategory", ["sessions", "totalUsers"]),
-    "sessions_by_country": _traffic("country", ["sessions", "totalUsers"], top=15),
-    "top_events": _traffic("eventName", ["eventCount", "totalUsers"], top=50),
-    "top_landing_pages": _traffic("landingPage", ["sessions", "engagementRate", "keyEvents"], top=25),
-    "content_groups": content_groups,
-}
-
-
-def fetch_block(block_id: str, resource_id: str, ctx: CallContext) -> Any:
-    """The data of one block for a property."""
-    return FETCHERS[block_id](resource_id, ctx)
+# The traffic blocks (declaration.block_specs names each function by its block id).
+sessions_by_channel = _traffic("sessionDefaultChannelGroup", ["sessions", "totalUsers", "engagedSessions", "engagementRate"])
+sessions_by_device = _traffic("deviceCategory", ["sessions", "totalUsers"])
+sessions_by_country = _traffic("country", ["sessions", "totalUsers"], top=15)
+top_events = _traffic("eventName", ["eventCount", "totalUsers"], top=50)
+top_landing_pages = _traffic("landingPage", ["sessions", "engagementRate", "keyEvents"], top=25)

@@ -20,7 +20,7 @@ from analytics_acp_google.credentials import account_of, build_credentials
 from analytics_acp_google.endpoint import api_endpoint, endpoint_host
 from analytics_acp_google.errors import to_acp_error
 
-from .declaration import SCOPES
+from .constants import SCOPES
 
 _MAX_CLIENTS = 16
 _clients: OrderedDict[tuple[str, str], Any] = OrderedDict()

@@ -43,13 +43,9 @@ def run_report_by_regex_cluster(arguments: dict[str, Any], ctx: CallContext) -> 
     if not isinstance(dimension, str) or not dimension.strip():
         raise InvalidArguments("'dimension' is required: the dimension whose values are clustered (e.g. pagePath).")
     dimension = names.apply_aliases([dimension], "dimension", warnings)[0]
-    clusters = arguments.get("clusters")
-    if not isinstance(clusters, list) or not clusters:
-        raise InvalidArguments("'clusters' must be a non-empty list of {name, regex}.")
     labels, regexes = [], []
-    for i, item in enumerate(clusters):
-        if not isinstance(item, dict) or not isinstance(item.get("name"), str) or not isinstance(item.get("regex"), str):
-            raise InvalidArguments(f"clusters[{i}] must be {{name, regex}} with two strings.")
+    # The schema (CLUSTER_SCHEMA, enforced by the core) guarantees 1-25 {name, regex} string pairs.
+    for i, item in enumerate(arguments["clusters"]):
         check_regex(item["regex"], f"clusters[{i}].regex")
         if item["name"] in labels or item["name"] == OTHER:
             raise InvalidArguments(f"clusters[{i}]: the name {item['name']!r} is repeated or reserved.")

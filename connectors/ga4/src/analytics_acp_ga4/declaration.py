@@ -1,7 +1,8 @@
 """What the `ga4` connector declares: identity (4.2), setup schemas (5.5), resource_id (6.1), tools and blocks.
 
-This module imports nothing heavy: plugin.py loads it at server start-up. Tool and block
-callables are thin wrappers that import the modules doing the work on first use.
+This module imports nothing heavy: plugin.py loads it at server start-up. Tools and blocks name the functions
+doing the work with ``lazy("module:function")``: their modules (and the Google clients) load on first use.
+Values the tool modules need too live in constants.py.
 """
 
 from __future__ import annotations
@@ -11,22 +12,22 @@ from typing import Any
 
 from analytics_acp import (
     BlockSpec,
-    CallContext,
     ConnectorInfo,
     CostSpec,
     Defaults,
     ResourceIdSpec,
     ToolSpec,
     date_property,
+    lazy,
 )
+from analytics_acp.lazy import LazyRef
 from analytics_acp_google.retry import AUTOCONTEXT_CONCURRENCY
 from analytics_acp_google.schemas import api_endpoint_property, credentials_schema, timeout_property
 
+from .constants import SCOPES, SETTINGS_TTL_S, TRAFFIC_TTL_S
+
 VERSION = "0.1.0"
 PACKAGE_DIR = Path(__file__).resolve().parents[2]
-SCOPES = ["https://www.googleapis.com/auth/analytics.readonly"]
-SETTINGS_TTL_S = 24 * 3600  # property settings change rarely (15.1 blocks)
-TRAFFIC_TTL_S = 6 * 3600  # 28-day traffic summaries; also the capability's cache_ttl_s (4.2: 21600)
 
 INSTRUCTIONS = (
     "Google Analytics 4 ACP. Start with autocontext for the resource_id (numeric property id) to learn key events, "
@@ -189,110 +190,72 @@ def connector_info() -> ConnectorInfo:
     )
 
 
-# --- runners: thin wrappers so the Google clients load on first call, not at start-up.
-
-
-def _run_report(arguments: dict[str, Any], ctx: CallContext) -> Any:
-    from .report import run_report
-
-    return run_report(arguments, ctx)
-
-
-def _run_cluster(arguments: dict[str, Any], ctx: CallContext) -> Any:
-    from .cluster import run_report_by_regex_cluster
-
-    return run_report_by_regex_cluster(arguments, ctx)
-
-
-def _run_conversion(arguments: dict[str, Any], ctx: CallContext) -> Any:
-    from .attribution import compare_conversion_models
-
-    return compare_conversion_models(arguments, ctx)
-
-
-def _run_realtime(arguments: dict[str, Any], ctx: CallContext) -> Any:
-    from .realtime import run_realtime_report
-
-    return run_realtime_report(arguments, ctx)
-
-
-def _run_funnel(arguments: dict[str, Any], ctx: CallContext) -> Any:
-    from .funnel import run_funnel_report
-
-    return run_funnel_report(arguments, ctx)
-
-
-def _run_compatibility(arguments: dict[str, Any], ctx: CallContext) -> Any:
-    from .info_tools import check_compatibility
-
-    return check_compatibility(arguments, ctx)
-
-
-def _run_metadata(arguments: dict[str, Any], ctx: CallContext) -> Any:
-    from .info_tools import get_metadata
-
-    return get_metadata(arguments, ctx)
-
-
 def tool_specs() -> list[ToolSpec]:
     """The tools; extraction_tools order is run_report (default), regex clusters, conversion models, then the others."""
     return [
-        ToolSpec(name="run_report", title="Run a GA4 report", kind="extraction", default=True, run=_run_report,
-                 input_schema=RUN_REPORT_SCHEMA, description=(
+        ToolSpec(name="run_report", title="Run a GA4 report", kind="extraction", default=True,
+                 run=lazy("analytics_acp_ga4.report:run_report"), input_schema=RUN_REPORT_SCHEMA, description=(
                      "Extract a GA4 report (runReport): metrics by dimensions over a date window, every row, with the "
                      "API's totals. Call autocontext first (key events, custom dimensions); get_metadata finds valid names.")),
-        ToolSpec(name="run_report_by_regex_cluster", title="Report by regex clusters", kind="extraction", run=_run_cluster,
-                 input_schema=CLUSTER_SCHEMA, description=(
+        ToolSpec(name="run_report_by_regex_cluster", title="Report by regex clusters", kind="extraction",
+                 run=lazy("analytics_acp_ga4.cluster:run_report_by_regex_cluster"), input_schema=CLUSTER_SCHEMA, description=(
                      "Report metrics per named cluster of one dimension's values (e.g. pagePath), by ordered regexes "
                      "(first match wins, the rest is '(other)'). Users, rates and averages are exact, never summed.")),
         ToolSpec(name="compare_conversion_models", title="Compare conversion credit by channel", kind="extraction",
-                 run=_run_conversion, input_schema=CONVERSION_SCHEMA, description=(
+                 run=lazy("analytics_acp_ga4.attribution:compare_conversion_models"), input_schema=CONVERSION_SCHEMA,
+                 description=(
                      "Key events and revenue per default channel group under three views (first user, session, the "
                      "property's reporting attribution), one row per channel with each view's share: how credit moves.")),
-        ToolSpec(name="run_realtime_report", title="Realtime report", kind="extraction", run=_run_realtime,
-                 input_schema=REALTIME_SCHEMA, description=(
+        ToolSpec(name="run_realtime_report", title="Realtime report", kind="extraction",
+                 run=lazy("analytics_acp_ga4.realtime:run_realtime_report"), input_schema=REALTIME_SCHEMA, description=(
                      "Extract a realtime report (Data API runRealtimeReport; last 30 minutes by default) with the API's totals.")),
-        ToolSpec(name="run_funnel_report", title="Funnel report", kind="extraction", run=_run_funnel,
-                 input_schema=FUNNEL_SCHEMA, description=(
+        ToolSpec(name="run_funnel_report", title="Funnel report", kind="extraction",
+                 run=lazy("analytics_acp_ga4.funnel:run_funnel_report"), input_schema=FUNNEL_SCHEMA, description=(
                      "Extract a funnel (Data API runFunnelReport): steps by event or page path, open or closed, with "
                      "active users, completion rate and abandonments per step.")),
-        ToolSpec(name="check_compatibility", title="Check field compatibility", kind="info", run=_run_compatibility,
-                 input_schema=COMPATIBILITY_SCHEMA, description=(
+        ToolSpec(name="check_compatibility", title="Check field compatibility", kind="info",
+                 run=lazy("analytics_acp_ga4.info_tools:check_compatibility"), input_schema=COMPATIBILITY_SCHEMA, description=(
                      "Which of these metrics and dimensions can go together in one report, and which clash.")),
-        ToolSpec(name="get_metadata", title="Search dimensions and metrics", kind="info", run=_run_metadata,
-                 input_schema=METADATA_SCHEMA, description=(
+        ToolSpec(name="get_metadata", title="Search dimensions and metrics", kind="info",
+                 run=lazy("analytics_acp_ga4.info_tools:get_metadata"), input_schema=METADATA_SCHEMA, description=(
                      "Search the property's dimensions and metrics (custom ones too): API names, types, descriptions.")),
     ]
 
 
-# --- blocks (15.1 step 3): ids and descriptions are normative.
-
-BLOCKS: list[tuple[str, str, int]] = [
-    ("property_settings", "Property settings: name, time zone, currency, industry, attribution model, conversion lookback windows and data retention.", SETTINGS_TTL_S),
-    ("key_events", "Property key events (conversions) with their API metric (keyEvents:<event>).", SETTINGS_TTL_S),
-    ("custom_dimensions", "Custom dimensions with their scope, description and API name (customEvent:/customUser:/customItem:).", SETTINGS_TTL_S),
-    ("custom_metrics", "Custom metrics with unit, scope and API name (customEvent:<param>).", SETTINGS_TTL_S),
-    ("calculated_metrics", "Calculated metrics with their formula and API name (calcMetric:<id>).", SETTINGS_TTL_S),
-    ("channel_groups", "Channel groups (system-defined and custom).", SETTINGS_TTL_S),
-    ("sessions_by_channel", "Sessions, users and engagement by default channel group over the last 28 days.", TRAFFIC_TTL_S),
-    ("sessions_by_device", "Sessions and users by device over the last 28 days.", TRAFFIC_TTL_S),
-    ("sessions_by_country", "Top 15 countries by sessions over the last 28 days.", TRAFFIC_TTL_S),
-    ("top_events", "Top 50 events by event count over the last 28 days (exact eventName values).", TRAFFIC_TTL_S),
-    ("top_landing_pages", "Top 25 landing pages by sessions over the last 28 days.", TRAFFIC_TTL_S),
-    ("content_groups", "Sessions by content group over the last 28 days (empty if the property does not use them).", TRAFFIC_TTL_S),
-]
+# --- blocks (15.1 step 3): ids and descriptions are normative. Each block's fetcher (a function of blocks.py) and
+# TTL sit beside its id: this is the only table of blocks.
 
 
-def _block_fetch(block_id: str) -> Any:
-    def fetch(resource_id: str, ctx: CallContext) -> Any:
-        from .blocks import fetch_block
-
-        return fetch_block(block_id, resource_id, ctx)
-
-    fetch.__name__ = f"fetch_{block_id}"
-    return fetch
+def _fetch(name: str) -> LazyRef:
+    return lazy(f"analytics_acp_ga4.blocks:{name}")
 
 
 def block_specs() -> list[BlockSpec]:
     """The twelve blocks of 15.1; settings cached 24 h, traffic 6 h; each fails alone (7.3, done by the core)."""
-    return [BlockSpec(id=bid, description=desc, fetch=_block_fetch(bid), ttl_s=ttl) for bid, desc, ttl in BLOCKS]
+    settings, traffic = SETTINGS_TTL_S, TRAFFIC_TTL_S
+    return [
+        BlockSpec("property_settings", "Property settings: name, time zone, currency, industry, attribution model, "
+                  "conversion lookback windows and data retention.", fetch=_fetch("property_settings"), ttl_s=settings),
+        BlockSpec("key_events", "Property key events (conversions) with their API metric (keyEvents:<event>).",
+                  fetch=_fetch("key_events"), ttl_s=settings),
+        BlockSpec("custom_dimensions", "Custom dimensions with their scope, description and API name "
+                  "(customEvent:/customUser:/customItem:).", fetch=_fetch("custom_dimensions"), ttl_s=settings),
+        BlockSpec("custom_metrics", "Custom metrics with unit, scope and API name (customEvent:<param>).",
+                  fetch=_fetch("custom_metrics"), ttl_s=settings),
+        BlockSpec("calculated_metrics", "Calculated metrics with their formula and API name (calcMetric:<id>).",
+                  fetch=_fetch("calculated_metrics"), ttl_s=settings),
+        BlockSpec("channel_groups", "Channel groups (system-defined and custom).", fetch=_fetch("channel_groups"),
+                  ttl_s=settings),
+        BlockSpec("sessions_by_channel", "Sessions, users and engagement by default channel group over the last 28 "
+                  "days.", fetch=_fetch("sessions_by_channel"), ttl_s=traffic),
+        BlockSpec("sessions_by_device", "Sessions and users by device over the last 28 days.",
+                  fetch=_fetch("sessions_by_device"), ttl_s=traffic),
+        BlockSpec("sessions_by_country", "Top 15 countries by sessions over the last 28 days.",
+                  fetch=_fetch("sessions_by_country"), ttl_s=traffic),
+        BlockSpec("top_events", "Top 50 events by event count over the last 28 days (exact eventName values).",
+                  fetch=_fetch("top_events"), ttl_s=traffic),
+        BlockSpec("top_landing_pages", "Top 25 landing pages by sessions over the last 28 days.",
+                  fetch=_fetch("top_landing_pages"), ttl_s=traffic),
+        BlockSpec("content_groups", "Sessions by content group over the last 28 days (empty if the property does not "
+                  "use them).", fetch=_fetch("content_groups"), ttl_s=traffic),
+    ]

@@ -48,10 +48,8 @@ def run_funnel_report(arguments: dict[str, Any], ctx: CallContext) -> Extraction
     from google.analytics.data_v1alpha import DateRange, Funnel, RunFunnelReportRequest
 
     property_id = ctx.resource_id
-    items = arguments.get("steps")
-    if not isinstance(items, list) or not items:
-        raise InvalidArguments("'steps' must be a non-empty list of {name, event_name | page_path}.")
-    steps = [_step(item, i) for i, item in enumerate(items)]
+    # FUNNEL_SCHEMA (enforced by the core) guarantees 1-10 step objects, each with a string name.
+    steps = [_step(item, i) for i, item in enumerate(arguments["steps"])]
     start, end, s, e = window(arguments)
     is_open = bool(arguments.get("is_open_funnel", False))
     request = RunFunnelReportRequest(property=f"properties/{property_id}",

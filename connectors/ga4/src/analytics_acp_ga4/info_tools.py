@@ -35,9 +35,7 @@ def check_compatibility(arguments: dict[str, Any], ctx: CallContext) -> Info:
 def get_metadata(arguments: dict[str, Any], ctx: CallContext) -> Info:
     """Dimensions and metrics of the property (custom included), filtered by ``query`` over names and descriptions."""
     query = str(arguments.get("query") or "").strip().lower()
-    kind = str(arguments.get("kind") or "all")
-    if kind not in ("all", "dimensions", "metrics"):
-        raise InvalidArguments("'kind' must be all, dimensions or metrics.")
+    kind = arguments.get("kind", "all")  # the schema's enum (enforced by the core): all, dimensions or metrics
     custom_only = bool(arguments.get("custom_only", False))
     meta = names.metadata(ctx, ctx.require_resource_id())
     words = query.split()

@@ -225,8 +225,6 @@ def run_report(arguments: dict[str, Any], ctx: CallContext) -> Extraction:
     warnings: list[str] = []
     metrics = names.apply_aliases(names_argument(arguments, "metrics", required=True), "metric", warnings)
     dimensions = names.apply_aliases(names_argument(arguments, "dimensions"), "dimension", warnings)
-    if len(metrics) > 10 or len(dimensions) > 9:
-        raise InvalidArguments("GA4 allows at most 10 metrics and 9 dimensions per report; split the request.")
     start, end, s, e = window(arguments)
     effective = {**arguments, "metrics": metrics, "dimensions": dimensions, "start_date": start, "end_date": end}
     ranges = [date_range(start, end)]

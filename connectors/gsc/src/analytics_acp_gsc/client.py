@@ -22,9 +22,9 @@ from typing import Any
 
 from analytics_acp import AcpError, CallContext, InvalidArguments, ResourceNotFound
 
+from .constants import SCOPES
 from .resource_ids import describe_alternatives
 
-SCOPES = ["https://www.googleapis.com/auth/webmasters.readonly"]
 SERVICE, VERSION = "searchconsole", "v1"
 SITES_TTL_S = 600.0
 DEFAULT_HOST = "searchconsole.googleapis.com"

@@ -1,7 +1,8 @@
 """What the `gsc` connector declares: identity, setup schemas (5.5), resource_id (6.1), tools and blocks (15.2).
 
-Nothing heavy is imported here: plugin.py loads this module at start-up. googleapiclient and
-google-auth load on the first call, inside the modules the thin runners import.
+Nothing heavy is imported here: plugin.py loads this module at start-up. Tools and blocks name the functions doing
+the work with ``lazy("module:function")``: googleapiclient and google-auth load on the first call. Values the tool
+modules need too (enums, scopes) live in constants.py.
 """
 
 from __future__ import annotations
@@ -9,20 +10,15 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from analytics_acp import BlockSpec, CallContext, ConnectorInfo, Defaults, ResourceIdSpec, ToolSpec, date_property
+from analytics_acp import BlockSpec, ConnectorInfo, Defaults, ResourceIdSpec, ToolSpec, date_property, lazy
 from analytics_acp.constants import ACP_INPUT_ANNOTATION, ACP_INPUT_TABLE_REF
 from analytics_acp_google.retry import AUTOCONTEXT_CONCURRENCY
 
+from .constants import AGGREGATION_TYPES, DATA_STATES, DIMENSIONS, FILTER_DIMENSIONS, OPERATORS, SCOPES, SEARCH_TYPES
 from .resource_ids import FORMAT
 
 VERSION = "0.1.0"
 PACKAGE_DIR = Path(__file__).resolve().parents[2]
-SCOPES = ["https://www.googleapis.com/auth/webmasters.readonly"]
-
-DIMENSIONS = ["query", "page", "country", "device", "date", "hour", "searchAppearance"]
-FILTER_DIMENSIONS = ["query", "page", "country", "device", "searchAppearance"]
-OPERATORS = ["equals", "notEquals", "contains", "notContains", "includingRegex", "excludingRegex"]
-SEARCH_TYPES = ["web", "image", "video", "news", "discover", "googleNews"]
 PT_DATE = "YYYY-MM-DD, YYYYMMDD, NdaysAgo, yesterday, today (Pacific Time)."
 
 # Repeated in every tool's resource_id (6.2): brief (issue 23.3). A bare host is resolved too (resource_ids.py).
@@ -118,33 +114,6 @@ def connector_info() -> ConnectorInfo:
     )
 
 
-# --- tool runners: thin wrappers so googleapiclient loads on the first call, not at start-up.
-
-
-def _run_search(arguments: dict[str, Any], ctx: CallContext) -> Any:
-    from .search_analytics import run_search_analytics
-
-    return run_search_analytics(arguments, ctx)
-
-
-def _run_compare(arguments: dict[str, Any], ctx: CallContext) -> Any:
-    from .compare import run_compare_periods
-
-    return run_compare_periods(arguments, ctx)
-
-
-def _run_inspect(arguments: dict[str, Any], ctx: CallContext) -> Any:
-    from .inspection import run_inspect_urls
-
-    return run_inspect_urls(arguments, ctx)
-
-
-def _run_sitemaps(arguments: dict[str, Any], ctx: CallContext) -> Any:
-    from .sitemaps import run_sitemaps
-
-    return run_sitemaps(arguments, ctx)
-
-
 def _query_properties() -> dict[str, Any]:
     return {
         "dimensions": {
@@ -159,8 +128,8 @@ def _query_properties() -> dict[str, Any]:
                            "expression (value or RE2 regex)}.",
         },
         "search_type": {"type": "string", "enum": SEARCH_TYPES, "default": "web"},
-        "aggregation_type": {"type": "string", "enum": ["auto", "byPage", "byProperty", "byNewsShowcasePanel"], "default": "auto"},
-        "data_state": {"type": "string", "enum": ["final", "all", "hourly_all"], "default": "final",
+        "aggregation_type": {"type": "string", "enum": AGGREGATION_TYPES, "default": "auto"},
+        "data_state": {"type": "string", "enum": DATA_STATES, "default": "final",
                        "description": "all/hourly_all add fresh days, flagged provisional."},
         "row_cap": {"type": "integer", "minimum": 1, "description": "Keep the first N rows only."},
     }
@@ -188,13 +157,13 @@ def tool_specs() -> list[ToolSpec]:
     }
     return [
         ToolSpec(name="search_analytics", title="Search Console performance", description=SEARCH_DESCRIPTION,
-                 run=_run_search, kind="extraction", default=True,
+                 run=lazy("analytics_acp_gsc.search_analytics:run_search_analytics"), kind="extraction", default=True,
                  input_schema={"type": "object", "properties": search_props}),
         ToolSpec(name="compare_periods", title="Compare two periods", description=COMPARE_DESCRIPTION,
-                 run=_run_compare, kind="extraction",
+                 run=lazy("analytics_acp_gsc.compare:run_compare_periods"), kind="extraction",
                  input_schema={"type": "object", "properties": compare_props}),
         ToolSpec(name="inspect_urls", title="Inspect URLs", description=INSPECT_DESCRIPTION,
-                 run=_run_inspect, kind="extraction",
+                 run=lazy("analytics_acp_gsc.inspection:run_inspect_urls"), kind="extraction",
                  input_schema={"type": "object", "properties": {
                      "urls": {"type": "array", "items": {"type": "string"}, "maxItems": 600,
                               "description": "Absolute URLs under the property."},
@@ -204,18 +173,8 @@ def tool_specs() -> list[ToolSpec]:
                      "language_code": {"type": "string", "description": "BCP-47 language of issue messages, e.g. en-US."},
                  }}),
         ToolSpec(name="sitemaps", title="Sitemaps", description=SITEMAPS_DESCRIPTION,
-                 run=_run_sitemaps, kind="extraction", input_schema={"type": "object", "properties": {}}),
+                 run=lazy("analytics_acp_gsc.sitemaps:run_sitemaps"), kind="extraction", input_schema={"type": "object", "properties": {}}),
     ]
-
-
-def _block(name: str):
-    def fetch(resource_id: str, ctx: CallContext) -> Any:
-        from . import blocks
-
-        return getattr(blocks, f"block_{name}")(resource_id, ctx)
-
-    fetch.__name__ = f"fetch_{name}"
-    return fetch
 
 
 def block_specs() -> list[BlockSpec]:
@@ -230,4 +189,5 @@ def block_specs() -> list[BlockSpec]:
         ("search_appearance", "Search appearance types with traffic over the last 28 days; filter on one to break it down.", 6 * 3600),
         ("sitemaps", "Submitted sitemaps (up to 20) with type, last download, errors, warnings and URLs submitted.", 3600),
     ]
-    return [BlockSpec(id=i, description=d, fetch=_block(i), ttl_s=ttl) for i, d, ttl in specs]
+    # Each block's fetcher is blocks.block_<id>, imported on the first autocontext.
+    return [BlockSpec(id=i, description=d, fetch=lazy(f"analytics_acp_gsc.blocks:block_{i}"), ttl_s=ttl) for i, d, ttl in specs]

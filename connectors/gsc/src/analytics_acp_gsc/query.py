@@ -14,10 +14,8 @@ from typing import Any
 
 from analytics_acp import Header, InvalidArguments
 
-from .declaration import DIMENSIONS, FILTER_DIMENSIONS, OPERATORS, SEARCH_TYPES
+from .constants import AGGREGATION_TYPES, DATA_STATES, DIMENSIONS, FILTER_DIMENSIONS, OPERATORS, SEARCH_TYPES
 
-AGGREGATION_TYPES = ["auto", "byPage", "byProperty", "byNewsShowcasePanel"]
-DATA_STATES = ["final", "all", "hourly_all"]
 METRICS = ["clicks", "impressions", "ctr", "position"]
 DEFAULT_DIMENSIONS = ["query"]
 

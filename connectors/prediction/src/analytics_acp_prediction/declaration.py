@@ -2,7 +2,8 @@
 
 Both tools read a host table through ``table_ref`` (8.8), so no tool needs a
 resource or credentials: the capability's resource_id is ``format: "none"`` (6.1)
-and the alta asks for nothing. Tool code is imported on first call only.
+and the alta asks for nothing. Tools name their code with ``lazy("module:function")``: it (statsmodels,
+matplotlib) is imported on first call only.
 """
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from analytics_acp import NO_RESOURCE, CallContext, ConnectorInfo, Defaults, ToolSpec
+from analytics_acp import NO_RESOURCE, ConnectorInfo, Defaults, ToolSpec, lazy
 
 from . import __version__
 
@@ -126,18 +127,6 @@ PLOT_SCHEMA: dict[str, Any] = {
 }
 
 
-async def _forecast(arguments: dict[str, Any], ctx: CallContext) -> Any:
-    from .forecast_tool import run
-
-    return await run(arguments, ctx)
-
-
-async def _plot(arguments: dict[str, Any], ctx: CallContext) -> Any:
-    from .plot_tool import run
-
-    return await run(arguments, ctx)
-
-
 def tool_specs() -> list[ToolSpec]:
     """The two tools; neither needs a resource or credentials."""
     return [
@@ -149,7 +138,7 @@ def tool_specs() -> list[ToolSpec]:
                 "and upper, per group_by series. extra has the method, its parameters and a backtest (MAE, MAPE, "
                 "skill_vs_naive...): quote it when you report the forecast."
             ),
-            run=_forecast,
+            run=lazy("analytics_acp_prediction.forecast_tool:run"),
             input_schema=FORECAST_SCHEMA,
             kind="extraction",
             needs_resource=False,
@@ -163,7 +152,7 @@ def tool_specs() -> list[ToolSpec]:
                 "Draw a PNG chart (line, bar or scatter) of a host table (table_ref), optionally with a lower/upper "
                 "band or a forecast after the history. You are shown the image."
             ),
-            run=_plot,
+            run=lazy("analytics_acp_prediction.plot_tool:run"),
             input_schema=PLOT_SCHEMA,
             kind="info",
             needs_resource=False,

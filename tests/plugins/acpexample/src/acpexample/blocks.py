@@ -1,19 +1,25 @@
-"""Autocontext blocks of the example source (7.1): one per kind of behaviour the core must handle."""
+"""Autocontext blocks of the example source (7.1): one per kind of behaviour the core must handle.
+
+declaration.block_specs gives each function here its block id, description, levels and TTL.
+"""
 
 from __future__ import annotations
 
-from analytics_acp import BlockSpec, UpstreamError
+from analytics_acp import UpstreamError
 
-from .data import CHANNELS, TABLES, table_row_count
+from .constants import CHANNELS
+from .data import TABLES, table_row_count
 from .resources import account_of
 
 
-def _tables(resource_id, ctx):
+def tables(resource_id, ctx):
+    """Tables of the account with their row counts."""
     account = account_of(resource_id, ctx.credentials)
     return [{"table": name, "resource_id": f"{account}.{name}", "rows": table_row_count(account, name)} for name in TABLES]
 
 
-def _table_schema(resource_id, ctx):
+def table_schema(resource_id, ctx):
+    """Columns and types of the table, or of every table of the account."""
     account = account_of(resource_id, ctx.credentials)
     wanted = [resource_id.split(".", 1)[1]] if "." in resource_id else list(TABLES)
     return [
@@ -22,21 +28,12 @@ def _table_schema(resource_id, ctx):
     ]
 
 
-def _channels(resource_id, ctx):
+def channels(resource_id, ctx):
+    """The acquisition channels of the orders (no credentials needed)."""
     return [{"channel": c, "label": c.replace("_", " ").title()} for c in CHANNELS]
 
 
-def _quota(resource_id, ctx):
-    # Always fails: the core must isolate it (7.3) and count it in system_info.warnings.
+def quota(resource_id, ctx):
+    """The daily quota: always fails."""
+    # The core must isolate it (7.3) and count it in system_info.warnings.
     raise UpstreamError("The quota endpoint is unavailable (503). Retry later.")
-
-
-BLOCKS = [
-    BlockSpec(id="tables", description="Tables of the account with their row counts.", fetch=_tables,
-              applies_to=["account"]),
-    BlockSpec(id="table_schema", description="Columns and types of the table, or of every table of the account.",
-              fetch=_table_schema, applies_to=["account", "table"], ttl_s=21600),
-    BlockSpec(id="channels", description="Acquisition channels used in the channel column of orders.",
-              fetch=_channels, ttl_s=86400, needs_credentials=False),
-    BlockSpec(id="quota", description="Remaining daily API quota of the account.", fetch=_quota),
-]

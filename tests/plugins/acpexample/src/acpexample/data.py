@@ -10,6 +10,8 @@ import datetime as dt
 import random
 from dataclasses import dataclass
 
+from .constants import CHANNELS
+
 REGIONS = ("North", "South", "East", "West", "Online")
 CITIES = (
     "Avila", "Bilbao", "Cadiz", "Dublin", "Essen", "Faro", "Girona", "Hamburg", "Ibiza", "Jaen",
@@ -22,7 +24,6 @@ TABLES = {
                   ("lifetime_value", "number"), ("visits", "number")],
     "events": [("ts", "datetime"), ("en", "string"), ("page", "string")],
 }
-CHANNELS = ("organic", "paid_search", "email", "referral", "direct")
 PUBLIC_ACCOUNTS = 8  # the first accounts are readable with the `public` credentials variant
 
 

@@ -1,10 +1,26 @@
-"""The example connector's declaration (4.2): schemas, resource_id, cost model and catalog."""
+"""The example connector's declaration (4.2): schemas, resource_id, cost model, catalog, tools and blocks.
+
+Declared once, here (issue 27.6): the core registers the tools and blocks of the ConnectorInfo. Their functions are
+named with ``lazy("module:function")`` and imported on first use; shared values live in constants.py.
+"""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from analytics_acp import CatalogEntry, ConnectorInfo, CostSpec, Defaults, ResourceIdSpec
+from analytics_acp import (
+    BlockSpec,
+    CatalogEntry,
+    ConnectorInfo,
+    CostSpec,
+    Defaults,
+    ResourceIdSpec,
+    ToolSpec,
+    date_property,
+    lazy,
+)
+
+from .constants import CHANNELS
 
 CREDENTIALS_SCHEMA = {
     "oneOf": [
@@ -100,4 +116,81 @@ def declaration() -> ConnectorInfo:
         table_catalog=CATALOG,
         icon="icon.svg",
         package_dir=Path(__file__).resolve().parents[2],
+        tools=tool_specs(),
+        blocks=block_specs(),
     )
+
+
+_WINDOW = {"start_date": date_property("start"), "end_date": date_property("end")}
+
+def tool_specs() -> list[ToolSpec]:
+    """The tools; query_orders is the default extraction tool (4.2)."""
+    return [
+        ToolSpec(
+            name="query_orders", title="Query orders", kind="extraction", default=True, run=lazy("acpexample.tools:query_orders"),
+            description="Orders of an account (one row per order) in a date window, optionally for one channel. "
+                        "Window defaults: 7daysAgo to yesterday.",
+            input_schema={"type": "object", "properties": {
+                **_WINDOW,
+                "channel": {"type": "string", "enum": list(CHANNELS), "description": "Only orders of this channel."},
+                "limit": {"type": "integer", "minimum": 1, "maximum": 100000, "description": "Maximum orders to extract."},
+            }},
+        ),
+        ToolSpec(
+            name="list_customers", title="List customers", kind="extraction", run=lazy("acpexample.tools:list_customers"),
+            description="Customers of an account with signup date, segment, lifetime value and visits.",
+            input_schema={"type": "object", "properties": {
+                "count": {"type": "integer", "minimum": 1, "maximum": 500, "description": "How many customers (default 40)."},
+            }},
+        ),
+        ToolSpec(
+            name="capture_session", title="Capture a session", kind="extraction", multitable=True, run=lazy("acpexample.tools:capture_session"),
+            description="Simulated browsing session of the account's site: events, pages, cookies and a summary.",
+            input_schema={"type": "object", "properties": {
+                "pages": {"type": "integer", "minimum": 1, "maximum": 20, "description": "Pages to visit (default 3)."},
+            }},
+        ),
+        ToolSpec(
+            name="premium_report", title="Premium hourly report", kind="extraction", paid=True, run=lazy("acpexample.tools:premium_report"),
+            description="Paid hourly sessions and revenue of an account in a date window (priced per row).",
+            input_schema={"type": "object", "properties": dict(_WINDOW)},
+        ),
+        ToolSpec(
+            name="table_stats", title="Host table statistics", run=lazy("acpexample.tools:table_stats"), needs_resource=False,
+            needs_credentials=False,
+            description="Count, min, max, mean and sum of the numeric columns of a host dataset or report.",
+            input_schema={"type": "object", "properties": {
+                "table_ref": {"type": "string", "x-acp-input": "table_ref",
+                              "description": "Id of a host dataset or report. The host resolves the rows."},
+                "column": {"type": "string", "description": "Only this column (default: all)."},
+            }, "required": ["table_ref"]},
+        ),
+        ToolSpec(
+            name="account_info", title="Account details", run=lazy("acpexample.tools:account_info"),
+            description="Name, region, visibility and tables of an account.",
+        ),
+        ToolSpec(
+            name="add_note", title="Add a note", run=lazy("acpexample.tools:add_note"), read_only_hint=False,
+            description="Append a text note to the account. Needs access_mode readAndOnlyAdd or full.",
+            input_schema={"type": "object", "properties": {
+                "text": {"type": "string", "minLength": 1, "description": "The note."},
+            }, "required": ["text"]},
+        ),
+        ToolSpec(
+            name="live_status", title="Live API status", run=lazy("acpexample.tools:live_status"),
+            description="Status of the live upstream API for the account.",
+        ),
+    ]
+
+
+def block_specs() -> list[BlockSpec]:
+    """The blocks: id, description, levels, TTL and fetcher together (7.1, 7.4)."""
+    return [
+        BlockSpec(id="tables", description="Tables of the account with their row counts.", fetch=lazy("acpexample.blocks:tables"),
+                  applies_to=["account"]),
+        BlockSpec(id="table_schema", description="Columns and types of the table, or of every table of the account.",
+                  fetch=lazy("acpexample.blocks:table_schema"), applies_to=["account", "table"], ttl_s=21600),
+        BlockSpec(id="channels", description="Acquisition channels used in the channel column of orders.",
+                  fetch=lazy("acpexample.blocks:channels"), ttl_s=86400, needs_credentials=False),
+        BlockSpec(id="quota", description="Remaining daily API quota of the account.", fetch=lazy("acpexample.blocks:quota")),
+    ]

@@ -6,27 +6,13 @@ import hashlib
 
 from analytics_acp import hookimpl
 
-from . import blocks, declaration, resources, tools
+from . import declaration, resources
 
 
 @hookimpl
 def connector_declaration():
-    """Identity, schemas, resource_id, cost and catalog."""
+    """Identity, schemas, resource_id, cost, catalog, and the tools and blocks (declared once there)."""
     return declaration.declaration()
-
-
-@hookimpl
-def register_tools(register):
-    """Every tool of tools.TOOLS."""
-    for tool in tools.TOOLS:
-        register(tool)
-
-
-@hookimpl
-def register_blocks(register):
-    """Every block of blocks.BLOCKS."""
-    for block in blocks.BLOCKS:
-        register(block)
 
 
 @hookimpl
@@ -45,7 +31,9 @@ def normalize_resource_id(resource_id):
 def estimate_cost(tool, arguments, ctx):
     """Only premium_report is paid (9.2)."""
     if tool.name == "premium_report":
-        return tools.estimate_premium(arguments, ctx)
+        from .tools import estimate_premium
+
+        return estimate_premium(arguments, ctx)
     return None
 
 

@@ -1,4 +1,7 @@
-"""Tools of the example source. Each one exercises a different part of the core (see README)."""
+"""Tools of the example source. Each one exercises a different part of the core (see README).
+
+declaration.tool_specs names each function here with ``lazy("acpexample.tools:<function>")``.
+"""
 
 from __future__ import annotations
 
@@ -15,8 +18,6 @@ from analytics_acp import (
     ModelView,
     MultiExtraction,
     TableOutput,
-    ToolSpec,
-    date_property,
     resolve_window,
 )
 
@@ -171,63 +172,3 @@ def live_status(args: dict[str, Any], ctx: CallContext) -> Info:
     """Always fails with an untyped exception that (like many drivers) echoes the key: 12.1 and 10.1."""
     key = (ctx.credentials or {}).get("api_key", "public")
     raise ConnectionError(f"upstream 502 Bad Gateway calling /status with key {key}")
-
-
-_WINDOW = {"start_date": date_property("start"), "end_date": date_property("end")}
-
-TOOLS = [
-    ToolSpec(
-        name="query_orders", title="Query orders", kind="extraction", default=True, run=query_orders,
-        description="Orders of an account (one row per order) in a date window, optionally for one channel. "
-                    "Window defaults: 7daysAgo to yesterday.",
-        input_schema={"type": "object", "properties": {
-            **_WINDOW,
-            "channel": {"type": "string", "enum": list(data.CHANNELS), "description": "Only orders of this channel."},
-            "limit": {"type": "integer", "minimum": 1, "maximum": 100000, "description": "Maximum orders to extract."},
-        }},
-    ),
-    ToolSpec(
-        name="list_customers", title="List customers", kind="extraction", run=list_customers,
-        description="Customers of an account with signup date, segment, lifetime value and visits.",
-        input_schema={"type": "object", "properties": {
-            "count": {"type": "integer", "minimum": 1, "maximum": 500, "description": "How many customers (default 40)."},
-        }},
-    ),
-    ToolSpec(
-        name="capture_session", title="Capture a session", kind="extraction", multitable=True, run=capture_session,
-        description="Simulated browsing session of the account's site: events, pages, cookies and a summary.",
-        input_schema={"type": "object", "properties": {
-            "pages": {"type": "integer", "minimum": 1, "maximum": 20, "description": "Pages to visit (default 3)."},
-        }},
-    ),
-    ToolSpec(
-        name="premium_report", title="Premium hourly report", kind="extraction", paid=True, run=premium_report,
-        description="Paid hourly sessions and revenue of an account in a date window (priced per row).",
-        input_schema={"type": "object", "properties": dict(_WINDOW)},
-    ),
-    ToolSpec(
-        name="table_stats", title="Host table statistics", run=table_stats, needs_resource=False,
-        needs_credentials=False,
-        description="Count, min, max, mean and sum of the numeric columns of a host dataset or report.",
-        input_schema={"type": "object", "properties": {
-            "table_ref": {"type": "string", "x-acp-input": "table_ref",
-                          "description": "Id of a host dataset or report. The host resolves the rows."},
-            "column": {"type": "string", "description": "Only this column (default: all)."},
-        }, "required": ["table_ref"]},
-    ),
-    ToolSpec(
-        name="account_info", title="Account details", run=account_info,
-        description="Name, region, visibility and tables of an account.",
-    ),
-    ToolSpec(
-        name="add_note", title="Add a note", run=add_note, read_only_hint=False,
-        description="Append a text note to the account. Needs access_mode readAndOnlyAdd or full.",
-        input_schema={"type": "object", "properties": {
-            "text": {"type": "string", "minLength": 1, "description": "The note."},
-        }, "required": ["text"]},
-    ),
-    ToolSpec(
-        name="live_status", title="Live API status", run=live_status,
-        description="Status of the live upstream API for the account.",
-    ),
-]
