@@ -153,3 +153,14 @@ def test_inspect_urls_reports_inspections_done_of_n_and_a_cancel_sends_no_furthe
     # At the cancel two are done and at most CONCURRENCY - 1 others are on the wire; none starts after.
     assert 2 <= sent <= 2 + inspection.CONCURRENCY - 1 < len(urls)
     assert budget.Ledger(tmp_path / "cache").used(DOMAIN)[0] == 6 + sent
+
+
+def test_compare_periods_progress_counts_both_windows_in_one_rising_sequence(env, ctx_for):
+    # Issue 28: MCP progress must increase; the previous window's requests continue the count.
+    from analytics_acp.kit import RecordingSignals
+
+    signals = RecordingSignals()
+    run_compare_periods({"dimensions": ["page"], "start_date": "2026-09-15", "end_date": "2026-09-21"},
+                        ctx_for("compare_periods", signals=signals))
+    done = [s[0] for s in signals.seen]
+    assert len(done) >= 2 and done == list(range(1, len(done) + 1))  # the second window continues the count
