@@ -117,3 +117,27 @@ def test_a_cancelled_load_sends_no_further_chunk_and_loads_nothing(world, ctx_fo
     assert 0 < len(session["data"]) < 1_000_000
     assert ("mi-proyecto", "sandbox", "fresh") not in world.bq.tables
     assert not [j for j in world.bq.jobs.values() if "load" in j["configuration"]]
+
+
+def test_a_cancel_while_the_load_job_runs_cancels_it_at_bigquery(world, ctx_for, monkeypatch):
+    # Once the rows are uploaded, a cancel sends jobs.cancel: the load job commits nothing (no table, no row).
+    monkeypatch.setenv("ANALYTICS_ACP_BIGQUERY_JOB_TIMEOUT_S", "20")  # without the cancel, the wait ends there
+    world.bq.hold_loads = True
+    signals = CallSignals()
+    ctx = ctx_for("load_rows", config={"access_mode": "readAndOnlyAdd"}, tables=_big_host(), signals=signals)
+    outcome: list[BaseException] = []
+
+    def run() -> None:
+        try:
+            _load_rows(ctx, {"table_ref": "big", "table": "sandbox.fresh", "create_if_missing": True})
+        except BaseException as exc:
+            outcome.append(exc)
+
+    worker = threading.Thread(target=run, daemon=True)
+    worker.start()
+    assert world.bq.load_held.wait(30)
+    signals.cancel()  # what the core does on notifications/cancelled
+    worker.join(timeout=60)
+    assert not worker.is_alive() and outcome and isinstance(outcome[0], UpstreamError)
+    assert world.server.requests_to(r"/jobs/[^/]+/cancel$", "POST")
+    assert ("mi-proyecto", "sandbox", "fresh") not in world.bq.tables
