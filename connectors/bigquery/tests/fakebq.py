@@ -24,6 +24,7 @@ import datetime as dt
 import itertools
 import json
 import re
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -152,6 +153,9 @@ class FakeBigQuery:
         self.jobs: dict[str, dict[str, Any]] = {}
         self.uploads: dict[str, dict[str, Any]] = {}
         self.page_size_default = 1000
+        # hold_loads: a load job stays RUNNING (nothing created or appended) until jobs.cancel; load_held is set then
+        self.hold_loads = False
+        self.load_held = threading.Event()
         p = r"/projects/([^/]+)"
         r = server.route
         r("GET", f"{V2}/projects", self._projects)
@@ -297,7 +301,7 @@ class FakeBigQuery:
         job = self._job(req)
         if job is None:
             return 404, bq_error(404, f"Not found: Job {req.match.group(1)}:{req.match.group(2)}", "notFound")  # type: ignore[union-attr]
-        if job["status"]["state"] == "RUNNING" and not job["_spec"].runs_until_cancelled:
+        if job["status"]["state"] == "RUNNING" and not job.get("_held") and not job["_spec"].runs_until_cancelled:
             job["status"] = {"state": "DONE"}
             job["statistics"]["totalBytesBilled"] = job["statistics"]["query"].get("totalBytesBilled", "0")
         return 200, _public(job)
@@ -405,6 +409,12 @@ class FakeBigQuery:
         elif load.get("writeDisposition") not in (None, "WRITE_APPEND", "WRITE_EMPTY"):
             error = {"reason": "invalid", "message": "this fake only appends"}
         rows = [json.loads(line) for line in data.splitlines() if line.strip()]
+        if error is None and self.hold_loads:  # a load job is atomic: a held one has created and appended nothing
+            job["status"] = {"state": "RUNNING"}
+            job["_held"] = True
+            self.jobs[ref["jobId"]] = job
+            self.load_held.set()
+            return 200, _public(job)
         if error is None:
             if table is None:
                 table = self.add_table(FakeTable(key[0], key[1], key[2], schema=load.get("schema", {}).get("fields", [])))  # type: ignore[arg-type]

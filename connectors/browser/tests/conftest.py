@@ -157,6 +157,8 @@ class Site:
         self.server = server
         self.origin = f"http://127.0.0.1:{server.server_address[1]}"
         self.hits: list[dict] = []
+        self.hanging = threading.Event()  # a request reached /hang (which answers once release is set)
+        self.release = threading.Event()
 
 
 def _handler(site: Site):
@@ -198,6 +200,10 @@ def _handler(site: Site):
             elif path == "/slow":
                 time.sleep(int(query.get("ms", ["500"])[0]) / 1000)
                 self._send(base64.b64decode("R0lGODlhAQABAAAAACw="), "image/gif")
+            elif path == "/hang":
+                site.hanging.set()
+                site.release.wait(30)  # bounded: a test that forgot to release still ends
+                self._send("<html><head><title>Late</title></head><body>late</body></html>")
             elif path == "/robots.txt":
                 self._send(ROBOTS.format(origin=site.origin), "text/plain")
             elif path == "/sitemap.xml":

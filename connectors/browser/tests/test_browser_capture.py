@@ -353,3 +353,43 @@ async def test_capture_reports_each_step_and_stops_between_steps_when_cancelled(
     with pytest.raises(UpstreamError, match="cancelled"):
         await capture.run({"url": "/", "actions": FLOW}, ctx)
     assert [s[0] for s in stopped.seen] == [1, 2]  # the page and the first step, nothing after the cancel
+
+
+async def test_a_cancel_closes_the_page_and_context_of_the_running_capture(site, make_ctx):
+    # Issue 28.2 "browser: closes the page/context": a cancel during a step still waiting (a navigation
+    # the site never answers) ends it at once; the session leaves the registry and the next call works.
+    import anyio
+    from analytics_acp.errors import UpstreamError
+    from analytics_acp.kit import RecordingSignals
+
+    key = conv()
+    await capture.run({"url": "/"}, make_ctx(resource_id=site.origin, conversation_id=key))
+    session = POOL.sessions[key]
+    ctx = make_ctx(resource_id=site.origin, conversation_id=key)
+    ctx.signals = signals = RecordingSignals()
+    site.hanging.clear()
+    site.release.clear()
+    outcome: list[BaseException] = []
+
+    async def call() -> None:
+        try:
+            await capture.run({"url": "/", "actions": [{"action": "navigate", "url": "/hang"}]}, ctx)
+        except BaseException as exc:
+            outcome.append(exc)
+
+    try:
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(call)
+            assert await anyio.to_thread.run_sync(site.hanging.wait, 20)
+            signals.cancel()  # as the core does on notifications/cancelled
+    finally:
+        site.release.set()
+    # Without the close, the navigation would wait for its 15 s timeout and the capture would succeed.
+    assert len(outcome) == 1 and isinstance(outcome[0], UpstreamError) and "cancelled" in str(outcome[0])
+
+    async def page_closed() -> bool:
+        return session.page.is_closed()
+
+    assert session.closed and await BROWSER.run(page_closed) and key not in POOL.sessions
+    again = await capture.run({"url": "/"}, make_ctx(resource_id=site.origin, conversation_id=key))
+    assert again.manifest["session"] == "new" and POOL.sessions[key] is not session

@@ -107,3 +107,27 @@ def test_check_compatibility_and_get_metadata(fake, make_ctx):
     assert "sessionDefaultChannelGroup" in [d["api_name"] for d in channel["dimensions"]] and "metrics" not in channel
     custom = get_metadata({"custom_only": True}, make_ctx()).data
     assert {d["api_name"] for d in custom["dimensions"]} == {"customEvent:form_name", "customUser:plan"}
+
+
+CLUSTERS = [{"name": "Blog", "regex": "^/blog/"}, {"name": "Products", "regex": "^/products/"}]
+
+
+@pytest.mark.parametrize("tool, args, n", [
+    (run_report_by_regex_cluster, {"dimension": "pagePath", "clusters": CLUSTERS, "metrics": ["sessions"]}, 4),
+    (compare_conversion_models, {"key_events": ["purchase"]}, 3)])
+def test_several_request_tools_report_request_k_of_n_and_stop_between_requests(fake, make_ctx, server, tool, args, n):
+    # Issue 28: regex clusters / conversion models report "request k of n" (not the rows of each
+    # request); a cancel sends no further request and returns no table built from part of them.
+    from analytics_acp import UpstreamError
+    from analytics_acp.kit import RecordingSignals
+
+    signals = RecordingSignals()
+    tool(args, make_ctx(signals=signals))
+    assert signals.seen == [(k, n, f"request {k} of {n}") for k in range(1, n + 1)]
+    assert len(server.requests_to(":runReport$")) == n
+
+    signals = RecordingSignals(cancel_after=2)
+    with pytest.raises(UpstreamError, match="cancelled between requests"):
+        tool(args, make_ctx(signals=signals))
+    assert len(server.requests_to(":runReport$")) == n + 2  # the two before the cancel, none after
+    assert [s[0] for s in signals.seen] == [1, 2]

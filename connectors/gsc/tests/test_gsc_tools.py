@@ -133,3 +133,34 @@ def test_sitemaps_one_row_per_content_type_with_indexes_expanded(env, ctx_for):
     assert rows[1]["parent"] == "https://example.com/sitemap_index.xml" and rows[1]["errors"] == 1 and rows[1]["warnings"] == 2
     assert rows[0]["is_index"] is True and rows[0]["last_downloaded"] == "2026-09-23T04:12:00.000Z"
     assert env.server.requests_to("/sitemaps")[1].query["sitemapIndex"] == ["https://example.com/sitemap_index.xml"]
+
+
+def test_inspect_urls_reports_inspections_done_of_n_and_a_cancel_sends_no_further_one(env, ctx_for, tmp_path):
+    # Issue 28: URL inspections done of n; once cancelled, no further inspection is sent, the call
+    # returns no table and the unsent inspections go back to the day's budget.
+    from analytics_acp.kit import RecordingSignals
+
+    urls = [f"https://example.com/blog/p{i}" for i in range(20)]
+    signals = RecordingSignals()
+    run_inspect_urls({"urls": urls[:6]}, ctx_for("inspect_urls", signals=signals))
+    assert signals.seen == [(k, 6, f"{k} of 6 URLs inspected") for k in range(1, 7)]
+    before = len(env.server.requests_to("urlInspection"))
+
+    signals = RecordingSignals(cancel_after=2)
+    with pytest.raises(UpstreamError, match="cancelled"):
+        run_inspect_urls({"urls": urls}, ctx_for("inspect_urls", signals=signals))
+    sent = len(env.server.requests_to("urlInspection")) - before
+    # At the cancel two are done and at most CONCURRENCY - 1 others are on the wire; none starts after.
+    assert 2 <= sent <= 2 + inspection.CONCURRENCY - 1 < len(urls)
+    assert budget.Ledger(tmp_path / "cache").used(DOMAIN)[0] == 6 + sent
+
+
+def test_compare_periods_progress_counts_both_windows_in_one_rising_sequence(env, ctx_for):
+    # Issue 28: MCP progress must increase; the previous window's requests continue the count.
+    from analytics_acp.kit import RecordingSignals
+
+    signals = RecordingSignals()
+    run_compare_periods({"dimensions": ["page"], "start_date": "2026-09-15", "end_date": "2026-09-21"},
+                        ctx_for("compare_periods", signals=signals))
+    done = [s[0] for s in signals.seen]
+    assert len(done) >= 2 and done == list(range(1, len(done) + 1))  # the second window continues the count

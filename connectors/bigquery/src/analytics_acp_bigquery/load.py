@@ -4,18 +4,28 @@ Order matters: the access mode (access_mode, then table_rules, first match wins)
 before any request, so in onlyRead nothing reaches BigQuery or the host. The job is always
 WRITE_APPEND (never WRITE_TRUNCATE); a missing table is created from the typed headers only
 when create_if_missing is set. A load job is all or nothing on BigQuery's side.
+
+Progress (issue 28) is rows sent of the total, per uploaded chunk; a cancel stops before the next
+chunk (the resumable session is never finalized, so no job runs and no table or row appears, as when
+an upload fails), or cancels the load job once the upload is done (jobs.cancel: nothing committed).
 """
 
 from __future__ import annotations
 
+import io
+import json
+from functools import partial
+from itertools import accumulate
 from typing import Any
 
 import anyio
-from analytics_acp import CallContext, Info, InvalidArguments
+from analytics_acp import CallContext, Info, InvalidArguments, UpstreamError
 from analytics_acp_google import retry as policy
 
 from . import client as bq
+from . import upload
 from .errors import to_acp
+from .execute import _cancel_in_background
 from .resource_ids import BqRef, resolve_table
 from .types_map import BQ_TYPE_FOR
 
@@ -81,13 +91,26 @@ def _load(ctx: CallContext, target: BqRef, host: Any, create: bool) -> dict[str,
                 f"Columns {', '.join(unknown)} of the dataset are not in {table_id} (columns: {', '.join(sorted(known))}). "
                 "Rename them in the dataset (for example with a query) before loading."
             )
+        config.autodetect = False  # the table's schema (what load_table_from_json sent)
     texts = {c for c in host.columns if (host.header_type(c) or "string") == "string"}
-    rows = [_plain(row, host.columns, texts) for row in host.rows]
+    lines = [json.dumps(_plain(row, host.columns, texts), ensure_ascii=False).encode() for row in host.rows]
+    data = b"\n".join(lines)
     try:
-        job = client.load_table_from_json(rows, table_id, job_config=config, project=project,
-                                          num_retries=UPLOAD_RETRIES, timeout=policy.budget(ctx).timeouts()[1],
-                                          location=bq.location(ctx) or None)
+        if len(data) > upload.CHUNK_BYTES:  # several chunks: progress and cancel between them
+            metadata = {"configuration": {**config.to_api_repr()}}
+            metadata["configuration"]["load"]["destinationTable"] = {
+                "projectId": target.project, "datasetId": target.dataset, "tableId": target.table}
+            ends = list(accumulate(len(line) + 1 for line in lines))  # offset just past each row
+            job = client.job_from_resource(upload.upload_in_chunks(ctx, project, metadata, data, ends))
+        else:  # one request (multipart under 5 MB)
+            job = client.load_table_from_file(io.BytesIO(data), table_id, size=len(data), job_config=config,
+                                              project=project, num_retries=UPLOAD_RETRIES,
+                                              timeout=policy.budget(ctx).timeouts()[1], location=bq.location(ctx) or None)
+        ctx.progress(len(lines), len(lines), f"{len(lines)} of {len(lines)} rows sent; load job {job.job_id}")
+        ctx.on_cancel(partial(_cancel_in_background, job))  # a load job is atomic: cancelled, it commits nothing
         job.result(retry=bq.poll_retry(), timeout=bq.job_timeout_s())
+    except upload.Cancelled:
+        raise UpstreamError(f"The load into {table_id} was cancelled before its last chunk; nothing was loaded.") from None
     except Exception as exc:
         raise to_acp(exc, resource=table_id, ctx=ctx) from None
     return {"rows_appended": int(job.output_rows or 0), "created": created, "write_disposition": "WRITE_APPEND",

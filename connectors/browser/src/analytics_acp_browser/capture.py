@@ -4,6 +4,7 @@ effective selection, reports ``not_extracted`` and builds the model views."""
 
 from __future__ import annotations
 
+import asyncio
 import datetime as dt
 from typing import Any
 
@@ -81,20 +82,32 @@ async def run(arguments: dict[str, Any], ctx: CallContext) -> MultiExtraction:
 async def _capture(key: str | None, settings: Settings, access: Access, start: str, steps: list[actions.Step],
                    wait_until: str, signals: CallSignals | None = None) -> dict[str, Any]:
     warnings: list[str] = []
+    signals = signals or CallSignals()
     session = await POOL.acquire(key, settings, access, start, warnings)
     async with session.lock:
+        # A cancel closes the page and context at once (issue 28), which also ends a step still waiting.
+        signals.on_cancel(lambda: _discard_soon(session))
         try:
-            return await _flow(session, settings, start, steps, wait_until, warnings, signals or CallSignals())
+            return await _flow(session, settings, start, steps, wait_until, warnings, signals)
         except AcpError:
             raise
         except Exception as exc:
+            if signals.cancelled:  # the closed page made the running step fail
+                raise UpstreamError("The capture was cancelled.") from exc
             if not session.context.browser or not session.context.browser.is_connected():
                 raise UpstreamError("The browser crashed during the capture; it will be restarted on the next call.") from exc
             raise
         finally:
             session.next_page_index = session.recorder.next_page_index if session.recorder else session.next_page_index
             POOL.origins[origin_of(start)] = dt.datetime.now().timestamp()
+            if signals.cancelled:  # closed and out of the registry before the call ends
+                await POOL.discard(session)
             await POOL.release(session)
+
+
+def _discard_soon(session: Session) -> None:
+    # on_cancel callbacks run on the server's loop (or the tool's own thread): the close belongs on the browser's.
+    BROWSER.loop().call_soon_threadsafe(lambda: asyncio.ensure_future(POOL.discard(session)))
 
 
 async def _flow(session: Session, settings: Settings, start: str, steps: list[actions.Step], wait_until: str,
@@ -112,7 +125,7 @@ async def _flow(session: Session, settings: Settings, start: str, steps: list[ac
     await _snapshot(session, page, rec)
     signals.progress(1, len(steps) + 1, f"opened {start}")
     for number, step in enumerate(steps):
-        if signals.cancelled:  # the client cancelled: no further step (issue 28); the session stays usable
+        if signals.cancelled:  # the client cancelled: no further step (issue 28); the context is being closed
             raise UpstreamError("The capture was cancelled.")
         record = {"step": number, **step.describe(), "page_index": rec.page_index_now()}
         try:

@@ -303,6 +303,13 @@ class SessionPool:
                 await self._close(session)
         return session
 
+    async def discard(self, session: Session) -> None:
+        """Close the session of a cancelled call (issue 28: the page and context go at once) and forget it,
+        so the conversation's next call opens a new one; idempotent."""
+        if session.key is not None and self.sessions.get(session.key) is session:
+            del self.sessions[session.key]
+        await self._close(session)
+
     async def reap(self, idle_timeout_s: float) -> int:
         """Close sessions idle for longer than ``idle_timeout_s``; returns how many."""
         now = time.monotonic()

@@ -11,7 +11,7 @@ from typing import Any
 
 from analytics_acp import CallContext, Extraction, Header, InvalidArguments
 
-from .report import fetch_report, source
+from .report import fetch_report, source, stop_if_cancelled
 from .request import date_range, names_argument, window
 
 MODELS = [("first_user", "firstUserDefaultChannelGroup"), ("session", "sessionDefaultChannelGroup"),
@@ -32,8 +32,11 @@ def compare_conversion_models(arguments: dict[str, Any], ctx: CallContext) -> Ex
     totals: dict[str, tuple[float, float]] = {}
     last = None
     pages = 0
-    for model, dimension in MODELS:
-        report = fetch_report(ctx, property_id, metrics=metrics, dimensions=[dimension], ranges=[date_range(start, end)])
+    for k, (model, dimension) in enumerate(MODELS, 1):  # issue 28: request k of n, no request after a cancel
+        stop_if_cancelled(ctx, "conversion model comparison")
+        report = fetch_report(ctx, property_id, metrics=metrics, dimensions=[dimension], ranges=[date_range(start, end)],
+                              row_progress=False)
+        ctx.progress(k, len(MODELS), f"request {k} of {len(MODELS)}")
         pages += report.pages
         table = by_model.setdefault(model, {})
         for row in report.rows:

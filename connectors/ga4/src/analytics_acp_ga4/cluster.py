@@ -12,7 +12,7 @@ from typing import Any
 from analytics_acp import CallContext, Extraction, Header, InvalidArguments
 
 from . import names
-from .report import describe, fetch_report, source
+from .report import describe, fetch_report, source, stop_if_cancelled
 from .request import check_regex, date_range, names_argument, window
 
 OTHER = "(other)"
@@ -62,9 +62,13 @@ def run_report_by_regex_cluster(arguments: dict[str, Any], ctx: CallContext) -> 
     totals: dict[str, Any] = {}
     last = None
     pages = 0
-    for index, label in [*enumerate(labels), (None, OTHER)]:
+    n = len(labels) + 2  # one request per cluster, '(other)', the overall totals (issue 28: request k of n)
+    for k, (index, label) in enumerate([*enumerate(labels), (None, OTHER)], 1):
+        stop_if_cancelled(ctx, "regex cluster report")
         report = fetch_report(ctx, property_id, metrics=metrics, dimensions=breakdown, ranges=[date_range(start, end)],
-                              dim_filter=_cluster_filter(dimension, regexes, index, case), totals=not breakdown)
+                              dim_filter=_cluster_filter(dimension, regexes, index, case), totals=not breakdown,
+                              row_progress=False)
+        ctx.progress(k, n, f"request {k} of {n}")
         pages += report.pages
         if headers is None:
             headers = [Header(name="cluster", type="string", role="dimension",
@@ -79,7 +83,10 @@ def run_report_by_regex_cluster(arguments: dict[str, Any], ctx: CallContext) -> 
                 rows.append([label, *(values.get(m) for m in metrics)])
         last = report
     assert headers is not None and last is not None
-    overall = fetch_report(ctx, property_id, metrics=metrics, dimensions=[], ranges=[date_range(start, end)], limit=1)
+    stop_if_cancelled(ctx, "regex cluster report")
+    overall = fetch_report(ctx, property_id, metrics=metrics, dimensions=[], ranges=[date_range(start, end)], limit=1,
+                           row_progress=False)
+    ctx.progress(n, n, f"request {n} of {n}")
     if overall.totals:
         totals = overall.totals[0]["values"]
     effective = {**arguments, "dimension": dimension, "metrics": metrics, "dimensions": breakdown, "start_date": start,

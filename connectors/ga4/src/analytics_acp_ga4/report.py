@@ -109,10 +109,12 @@ class ReportPager:
 
     def __init__(self, ctx: CallContext, property_id: str, *, metrics: list[str], dimensions: list[str], ranges: list[Any],
                  dim_filter: Any = None, met_filter: Any = None, orders: list[Any] | None = None, limit: int | None = None,
-                 keep_empty_rows: bool = False, currency_code: str | None = None, totals: bool = True):
+                 keep_empty_rows: bool = False, currency_code: str | None = None, totals: bool = True,
+                 row_progress: bool = True):
         from google.analytics.data_v1beta import Dimension, Metric
 
         self.ctx, self.property_id, self.limit, self.want_totals = ctx, property_id, limit, totals
+        self.row_progress = row_progress  # off when the tool reports its own steps (request k of n)
         self.metrics, self.dimensions = metrics, dimensions
         self.base: dict[str, Any] = {
             "property": f"properties/{property_id}", "dimensions": [Dimension(name=d) for d in dimensions],
@@ -176,7 +178,8 @@ class ReportPager:
             got = len(pb.rows)
             offset += got
             target = report.row_count if self.limit is None else min(report.row_count, self.limit)
-            self.ctx.progress(offset, target, f"{offset} of {target} rows ({report.pages} page{'s' if report.pages > 1 else ''})")
+            if self.row_progress:
+                self.ctx.progress(offset, target, f"{offset} of {target} rows ({report.pages} page{'s' if report.pages > 1 else ''})")
             if offset >= target:
                 return
             if self.ctx.cancelled:  # the client cancelled: no next page (the core delivers nothing)
@@ -189,6 +192,13 @@ class ReportPager:
             resp = self._page(offset)
             pb = type(resp).pb(resp)
             report.pages += 1
+
+
+def stop_if_cancelled(ctx: CallContext, what: str) -> None:
+    """Between the requests of a several-request tool: a cancelled call sends no further request and
+    returns nothing (issue 28: never a table built from part of the requests)."""
+    if ctx.cancelled:
+        raise UpstreamError(f"The {what} was cancelled between requests.")
 
 
 def fetch_report(ctx: CallContext, property_id: str, **kwargs: Any) -> Report:

@@ -83,8 +83,9 @@ def run_compare_periods(args: dict[str, Any], ctx: CallContext) -> Extraction:
                                "window of the same length is used).")
     else:
         prev = dates.previous_window(start, end)
-    now_plan = fetch_rows(client, site, q, start, end, ctx, cap)
-    prev_plan = fetch_rows(client, site, q, prev[0], prev[1], ctx, cap)
+    done = {"requests": 0, "rows": 0}  # one count over both windows: progress only rises (issue 28)
+    now_plan = fetch_rows(client, site, q, start, end, ctx, cap, done=done)
+    prev_plan = fetch_rows(client, site, q, prev[0], prev[1], ctx, cap, done=done)
     rows = join(now_plan.rows, prev_plan.rows, len(q.dimensions))
     hdrs = compare_headers(q)
     now_totals = totals_from(client.query(site, {**q.totals_body(), "startDate": start, "endDate": end, "rowLimit": 1}))

@@ -13,7 +13,7 @@ import threading
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
-from analytics_acp import CallContext, Extraction, Header, InvalidArguments
+from analytics_acp import CallContext, Extraction, Header, InvalidArguments, UpstreamError
 
 from .budget import DAILY_LIMIT, MINUTE_LIMIT, Ledger
 from .client import Client
@@ -111,22 +111,29 @@ def run_inspect_urls(args: dict[str, Any], ctx: CallContext) -> Extraction:
     ledger.reserve(site, len(urls))
     lock = threading.Lock()
     stopped = threading.Event()
-    sent = 0
+    sent = done = 0
 
     def one(url: str) -> tuple[Any, ...]:
-        nonlocal sent
+        nonlocal sent, done
         if stopped.is_set():  # a call-level failure already ended the call: never sent
             raise _NotSent
         with lock:
+            if ctx.cancelled:  # issue 28: the client cancelled; no further inspection is sent
+                stopped.set()
+                raise UpstreamError("The URL inspections were cancelled.")
             sent += 1
         try:
-            return to_row(url, client.inspect(site, url, language))
+            row = to_row(url, client.inspect(site, url, language))
         except InvalidArguments as exc:  # a 400 for this URL only
-            return to_row(url, None, exc.message)
+            row = to_row(url, None, exc.message)
         except BaseException:
             # Set here, in the worker: the caller may wake up only after the pool has started more URLs.
             stopped.set()
             raise
+        with lock:  # under the lock: the counts reach the client in order
+            done += 1
+            ctx.progress(done, len(urls), f"{done} of {len(urls)} URLs inspected")
+        return row
 
     pool = ThreadPoolExecutor(max_workers=min(CONCURRENCY, len(urls)), thread_name_prefix="gsc-inspect")
     try:

@@ -63,11 +63,12 @@ def provisional_warning(first_date: str | None, first_hour: str | None) -> list[
 
 
 def fetch_rows(client: Client, site: str, q: Query, start: str, end: str, ctx: CallContext, cap: int | None,
-               on_page: Any = None) -> planner.Plan:
+               on_page: Any = None, done: dict[str, int] | None = None) -> planner.Plan:
     """Run the planner against the API for one window, reporting progress per response and stopping
-    before the next request once the call is cancelled (requests run in the planner's own threads)."""
+    before the next request once the call is cancelled (requests run in the planner's own threads).
+    ``done`` ({"requests", "rows"}) is shared by the windows of one call, so its progress keeps rising."""
     lock = threading.Lock()
-    done = {"requests": 0, "rows": 0}
+    done = done if done is not None else {"requests": 0, "rows": 0}
 
     def fetch(body: dict[str, Any]) -> dict[str, Any]:
         if ctx.cancelled:
