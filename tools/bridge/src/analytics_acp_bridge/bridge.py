@@ -18,6 +18,7 @@ from analytics_acp.argument_limits import check_arguments_size
 from analytics_acp.errors import AcpError, CredentialsInvalid, InvalidArguments, UpstreamError
 from analytics_acp.host import ProtocolError
 from analytics_acp.host.client import ProgressFn
+from analytics_acp.signals import CallSignals
 
 from . import own_tools
 from .discovery import AcpLaunch, discover
@@ -244,7 +245,7 @@ class Bridge:
             if name not in own_tools.NAMES and name not in self.routes:
                 await self.wait_ready()  # a source still starting: its tools exist once its server is up
             if name in own_tools.NAMES:
-                blocks, is_error = await self._own(name, arguments), False
+                blocks, is_error = await self._own(name, arguments, progress), False
             elif name in self.routes:
                 blocks, is_error = await self._forward(self.routes[name], arguments, progress)
             else:
@@ -284,15 +285,18 @@ class Bridge:
             return {**block, "text": self.redactor.text(block["text"])}
         return block
 
-    async def _own(self, name: str, arguments: dict[str, Any]) -> list[dict[str, Any]]:
+    async def _own(self, name: str, arguments: dict[str, Any], progress: ProgressFn | None = None) -> list[dict[str, Any]]:
         if name == "acp_sources":  # answers at once: a source still starting says so (issue 26.5)
             return [text_block(self.sources_report())]
         if name == "acp_datasets":
             result = await anyio.to_thread.run_sync(own_tools.datasets, self.store, arguments.get("filter"))
             return [text_block(result)]
-        response, note = await anyio.to_thread.run_sync(
-            own_tools.query, self.store, arguments.get("sql"), arguments.get("save_as"), self.query_cache
-        )
+        # acp_query reports its load and stops on cancel: SQLite interrupted, nothing cached or saved (issue 28.3).
+        signals = CallSignals(progress)
+        async with signals.running():
+            response, note = await signals.in_thread(
+                own_tools.query, self.store, arguments.get("sql"), arguments.get("save_as"), self.query_cache, signals
+            )
         return [text_block(response), {"type": "text", "text": note}] if note else [text_block(response)]
 
     def sources_report(self) -> dict[str, Any]:
