@@ -7,7 +7,7 @@ import os
 
 import anyio
 import pytest
-from analytics_acp_bridge.forward import InFlight, _started_after
+from analytics_acp_bridge.forward import EarlyStarter, InFlight
 from analytics_acp_bridge.health import SourceHealth
 from analytics_acp_bridge.results import handle_artifacts
 from analytics_acp_bridge.sources import load_sources
@@ -94,33 +94,23 @@ class _Reader:
         self.started.set()
 
 
-def test_early_reader_never_starts_for_a_call_that_answers_at_once():
-    reader = _Reader()
-
-    async def at_once():
-        return "answer"
+def test_early_reader_starts_only_for_a_call_still_running():
+    quick, slow = _Reader(), _Reader()
 
     async def main():
-        # The task group inside has ended: a timer still pending would have kept it open until it fired.
-        assert await _started_after(reader, at_once) == "answer"  # type: ignore[arg-type]
-        return reader.started.is_set()
-
-    assert anyio.run(main) is False
-
-
-def test_early_reader_starts_while_a_long_call_runs_and_errors_stay_themselves():
-    reader = _Reader()
-
-    async def long_call():
-        await reader.started.wait()  # answers only once the reader has started
-        raise LookupError("the server's own failure")
-
-    async def main():
-        with anyio.fail_after(30), pytest.raises(LookupError):  # itself, not an ExceptionGroup
-            await _started_after(reader, long_call)  # type: ignore[arg-type]
+        starter = EarlyStarter()
+        with anyio.fail_after(30):
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(starter.run)
+                with starter.during_call(quick):  # type: ignore[arg-type]
+                    pass  # answered at once
+                with starter.during_call(slow):  # type: ignore[arg-type]
+                    await slow.started.wait()  # answers only once its reader has started
+                tg.cancel_scope.cancel()
 
     anyio.run(main)
-    assert reader.started.is_set()
+    # The starter handles calls in order: by the time it started the slow call's reader, it had passed the quick one.
+    assert slow.started.is_set() and not quick.started.is_set()
 
 
 def test_health_owns_the_unknown_acp_error(tmp_path, write_sources):

@@ -96,6 +96,7 @@ class Bridge:
             proc = AcpProcess(launch, self.forwarder.resolve, self.tmp / f"acp-{acp_id}", _cache_dir(launch), errlog)
             proc.bind(tg)
             self.processes[acp_id] = proc
+        tg.start_soon(self.forwarder.early_starter.run)
         tg.start_soon(self._start_sources, tg, probe)
 
     async def wait_ready(self) -> bool:
