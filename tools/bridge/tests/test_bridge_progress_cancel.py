@@ -1,4 +1,4 @@
-"""The bridge passes progress and cancellation through (issue 28.3): a client's progressToken on
+"""The bridge passes progress and cancellation through, and acp_query reports and stops (issue 28.3): a client's progressToken on
 ``<source>__<tool>`` gets the ACP server's progress under that token, in order; a client's
 notifications/cancelled cancels the forwarded call at the ACP server (its statement stops), the request
 gets no answer and no dataset appears in acp-data/. Raw JSON-RPC over stdio, as an MCP client speaks;
@@ -19,8 +19,8 @@ LONG = "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x <
 
 
 class RawBridge:
-    def __init__(self, project, log) -> None:
-        env = {**os.environ, "ANALYTICS_ACP_LOG_LEVEL": "DEBUG"}
+    def __init__(self, project, log, env: dict | None = None) -> None:
+        env = {**os.environ, "ANALYTICS_ACP_LOG_LEVEL": "DEBUG", **(env or {})}
         self.proc = subprocess.Popen([sys.executable, "-m", "analytics_acp_bridge", "--project", str(project)], cwd=project,
                                      stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=log.open("w"), text=True, env=env)
         self.seen: list[dict] = []
@@ -109,3 +109,111 @@ def test_a_cancelled_forwarded_call_stops_at_the_server_and_leaves_no_dataset(tm
         bridge.close()
     datasets = [p for p in (project / "acp-data").glob("*.csv")] if (project / "acp-data").exists() else []
     assert len(datasets) == 1  # only the SELECT 1 of the second call
+
+
+# ----- acp_query, the bridge's own SQL tool (issue 28.3) -----
+RECURSIVE = ("WITH RECURSIVE c(x) AS (SELECT max(i) FROM big UNION ALL SELECT x + 1 FROM c WHERE x < 1e15) "
+             "SELECT count(*) AS n FROM c")
+
+
+def _query_project(tmp_path, write_sources, rows: int):
+    """A project without sources whose acp-data holds ``big`` (i, s) of ``rows`` rows, as an extraction stores it."""
+    project = tmp_path / "q"
+    write_sources(project / "sources.json", {"sources": []})
+    data = project / "acp-data"
+    data.mkdir(parents=True)
+    with (data / "big.csv").open("w", newline="") as handle:
+        handle.write("i,s\r\n")
+        handle.writelines(f"{i},r{i}\r\n" for i in range(rows))
+    meta = {"id": "big", "origin": "acp", "source": "shop", "acp": "databases", "tool": "execute_sql", "row_count": rows,
+            "headers": [{"name": "i", "type": "integer"}, {"name": "s", "type": "string"}]}
+    (data / "big.meta.json").write_text(json.dumps(meta))
+    return project
+
+
+def _query(bridge: RawBridge, request_id: int, sql: str, token: str | None = None) -> None:
+    params: dict = {"name": "acp_query", "arguments": {"sql": sql}}
+    if token is not None:
+        params["_meta"] = {"progressToken": token}
+    bridge.send({"jsonrpc": "2.0", "id": request_id, "method": "tools/call", "params": params})
+
+
+def _answer(bridge: RawBridge, request_id: int) -> dict:
+    result = bridge.wait_for(lambda m: m.get("id") == request_id)["result"]
+    assert result["isError"] is False, result
+    return json.loads(result["content"][0]["text"])
+
+
+def _leftovers(project) -> list[str]:
+    """Everything in acp-data but ``big`` and finished datasets: temp CSVs of a query that did not finish."""
+    return sorted(p.name for p in (project / "acp-data").iterdir() if p.name.startswith("."))
+
+
+def test_acp_query_reports_its_load_in_order_with_a_final_notification(tmp_path, write_sources):
+    rows = 300_000
+    project = _query_project(tmp_path, write_sources, rows)
+    bridge = RawBridge(project, tmp_path / "bridge.log")
+    try:
+        _query(bridge, 1, "SELECT count(*) AS n FROM big", token="q-1")
+        assert _answer(bridge, 1)["rows"] == [{"n": rows}]
+    finally:
+        bridge.close()
+    progress = [m["params"] for m in bridge.seen if m.get("method") == "notifications/progress"]
+    assert progress and all(p["progressToken"] == "q-1" for p in progress)
+    values = [p["progress"] for p in progress]
+    assert values == sorted(set(values))  # strictly increasing (MCP)
+    assert all(p["total"] == rows + 1 for p in progress)  # every row loaded, then the query itself
+    assert progress[-1]["progress"] == rows + 1 and "1 result row" in progress[-1]["message"]
+    answer_at = next(i for i, m in enumerate(bridge.seen) if m.get("id") == 1)
+    assert all(i < answer_at for i, m in enumerate(bridge.seen) if m.get("method") == "notifications/progress")
+
+
+def test_acp_query_without_a_token_sends_no_progress(tmp_path, write_sources):
+    project = _query_project(tmp_path, write_sources, 1000)
+    bridge = RawBridge(project, tmp_path / "bridge.log")
+    try:
+        _query(bridge, 1, "SELECT count(*) AS n FROM big")
+        assert _answer(bridge, 1)["rows"] == [{"n": 1000}]
+    finally:
+        bridge.close()
+    assert not [m for m in bridge.seen if m.get("method") == "notifications/progress"]
+
+
+def test_a_cancelled_acp_query_statement_is_interrupted_and_the_bridge_keeps_answering(tmp_path, write_sources, until):
+    project = _query_project(tmp_path, write_sources, 10_000)
+    log = tmp_path / "bridge.log"
+    bridge = RawBridge(project, log, env={"ACP_BRIDGE_LOG": "DEBUG"})
+    try:
+        _query(bridge, 1, RECURSIVE)
+        until(lambda: "acp_query: running the statement" in log.read_text(), "the recursive statement running")
+        bridge.send({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 1}})
+        until(lambda: "acp_query interrupted (cancelled)" in log.read_text(), "SQLite interrupted by the cancel")
+        _query(bridge, 2, "SELECT count(*) AS n FROM big")
+        assert _answer(bridge, 2)["rows"] == [{"n": 10_000}]
+        assert not [m for m in bridge.seen if m.get("id") == 1]  # a cancelled request gets no answer
+    finally:
+        bridge.close()
+    datasets = sorted(p.name for p in (project / "acp-data").glob("*.csv"))
+    assert len(datasets) == 2 and "big.csv" in datasets  # big and the second query's result, nothing of the first
+    assert _leftovers(project) == []
+
+
+def test_a_cancelled_acp_query_load_leaves_no_partial_table_in_the_cache(tmp_path, write_sources, until):
+    rows = 1_000_000
+    project = _query_project(tmp_path, write_sources, rows)
+    log = tmp_path / "bridge.log"
+    bridge = RawBridge(project, log, env={"ACP_BRIDGE_LOG": "DEBUG"})
+    try:
+        _query(bridge, 1, "SELECT count(*) AS n FROM big", token="load")
+        first = bridge.wait_for(lambda m: m.get("method") == "notifications/progress")["params"]
+        assert first["progress"] < rows  # the load is under way
+        bridge.send({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 1}})
+        until(lambda: "acp_query interrupted (cancelled) while loading «big»" in log.read_text(), "the load stopped")
+        # A half-loaded table kept in the query cache would count fewer rows here.
+        _query(bridge, 2, "SELECT count(*) AS n, max(i) AS top FROM big")
+        assert _answer(bridge, 2)["rows"] == [{"n": rows, "top": rows - 1}]
+        assert not [m for m in bridge.seen if m.get("id") == 1]
+    finally:
+        bridge.close()
+    assert log.read_text().count("acp_query: loading «big»") == 2  # loaded again: nothing was kept of the first
+    assert _leftovers(project) == []

@@ -68,8 +68,10 @@ def test_bridge_results_screenshot_over_4_mib_is_not_attached(tmp_path):
     small, big = tmp_path / "small.png", tmp_path / "big.png"
     small.write_bytes(b"\x89PNG\r\n\x1a\n" + b"\0" * 100)
     big.write_bytes(b"\x89PNG\r\n\x1a\n" + b"\0" * MAX_IMAGE_BYTES)
-    blocks, _ = handle_artifacts({"screenshot_path": str(small)}, store)
-    assert [b["mimeType"] for b in blocks] == ["image/png"]
-    blocks, notes = handle_artifacts({"screenshot_path": str(big)}, store)
-    assert blocks == [] and "larger than 4 MiB" in notes[0]
+    small_response = {"screenshot_path": str(small)}
+    done = handle_artifacts(small_response, store)
+    assert [b["mimeType"] for b in done.blocks] == ["image/png"]
+    assert not done.changed and small_response == {"screenshot_path": str(small)}  # 8.10: the JSON keeps the path
+    done = handle_artifacts({"screenshot_path": str(big)}, store)
+    assert done.blocks == [] and "larger than 4 MiB" in done.notes[0]
     assert sorted(p.name for p in (tmp_path / "proj" / "acp-data" / "files").iterdir()) == ["big.png", "small.png"]

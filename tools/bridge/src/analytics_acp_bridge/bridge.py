@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
-import json
 import logging
 import os
 import shutil
@@ -12,26 +9,25 @@ import tempfile
 import traceback
 import uuid
 from dataclasses import dataclass
-from functools import partial
 from pathlib import Path
 from typing import Any
 
 import anyio
 import anyio.abc
 from analytics_acp.argument_limits import check_arguments_size
-from analytics_acp.errors import AcpError, CredentialsInvalid, InvalidArguments, UpstreamError, error_from_payload
-from analytics_acp.host import ProtocolError, ToolResult
+from analytics_acp.errors import AcpError, CredentialsInvalid, InvalidArguments, UpstreamError
+from analytics_acp.host import ProtocolError
 from analytics_acp.host.client import ProgressFn
-from analytics_acp.tablefile import uri_path
+from analytics_acp.signals import CallSignals
 
-from . import early as early_csv
-from . import own_tools, preload
+from . import own_tools
 from .discovery import AcpLaunch, discover
-from .exposure import Route, forward_arguments, rewrite_tool
+from .exposure import Route, rewrite_tool
+from .forward import Forwarder, text_block
 from .health import SourceHealth
 from .querycache import TableCache
 from .redact import Redactor, ScrubbedStderr
-from .results import error_note, extraction_note, handle_artifacts, store_extraction
+from .results import error_note
 from .servers import START_TIMEOUT_S, AcpProcess, ServerUnavailable
 from .sources import Source, SourcesFile, load_sources
 from .store import DatasetStore
@@ -75,18 +71,14 @@ class Bridge:
         self.processes: dict[str, AcpProcess] = {}
         self.routes: dict[str, Route] = {}
         self.tools: list[dict[str, Any]] = []
-        self._read_files: dict[str, list[Path]] = {}
-        self._in_flight: dict[str, int] = {}  # calls in flight per ACP server (early.py reads only lone calls)
+        self.forwarder = Forwarder(self.store, self.query_cache, sources_path=paths.sources, read_dir=self.tmp / "read",
+                                   inline_max_bytes=inline_max_bytes, session_id=self.session_id)
         self.health = SourceHealth(self.sources, paths.sources)
+        self.health.check_installed(list(self.launches))
         self.ready = anyio.Event()  # servers started, setup checked, tool list built
         self.probed = anyio.Event()  # every start-up probe answered (or gave up)
-        self._check_sources()
 
     # ----- start-up -----
-    def _check_sources(self) -> None:
-        for source in self.sources.sources:
-            if self.health.publishes_tools(source) and source.acp not in self.launches:
-                self.health.unknown_acp(source, list(self.launches))
 
     def session_id(self, source_id: str) -> str:
         """16.5: ``bridge-<uuid>:<source>``, one per source and bridge start."""
@@ -101,9 +93,10 @@ class Bridge:
         for acp_id in sorted(wanted):
             launch = self.launches[acp_id]
             errlog = self.stderr.file if self.stderr is not None else None
-            proc = AcpProcess(launch, self._resolve, self.tmp / f"acp-{acp_id}", _cache_dir(launch), errlog)
+            proc = AcpProcess(launch, self.forwarder.resolve, self.tmp / f"acp-{acp_id}", _cache_dir(launch), errlog)
             proc.bind(tg)
             self.processes[acp_id] = proc
+        tg.start_soon(self.forwarder.early_starter.run)
         tg.start_soon(self._start_sources, tg, probe)
 
     async def wait_ready(self) -> bool:
@@ -228,9 +221,7 @@ class Bridge:
         from analytics_acp.host.stdio import stop_live_servers
 
         stop_live_servers()
-        for tmp_csv in list(self.store.writing):
-            with contextlib.suppress(OSError):
-                os.unlink(tmp_csv)
+        self.store.remove_unfinished()
         shutil.rmtree(self.tmp, ignore_errors=True)
 
     async def aclose(self) -> None:
@@ -241,13 +232,6 @@ class Bridge:
         if self.stderr is not None:
             self.stderr.close()
         shutil.rmtree(self.tmp, ignore_errors=True)
-
-    # ----- acp/read_table (8.8) -----
-    async def _resolve(self, ref: str, call_id: str | None) -> dict[str, Any]:
-        wire = await anyio.to_thread.run_sync(self.store.table_wire, ref, self.tmp / "read", self.inline_max_bytes)
-        if wire.get("format") == "file" and call_id:
-            self._read_files.setdefault(call_id, []).append(uri_path(wire["table_uri"]))
-        return wire
 
     # ----- calls -----
     async def call(self, name: str, arguments: dict[str, Any] | None,
@@ -262,13 +246,13 @@ class Bridge:
             if name not in own_tools.NAMES and name not in self.routes:
                 await self.wait_ready()  # a source still starting: its tools exist once its server is up
             if name in own_tools.NAMES:
-                blocks, is_error = await self._own(name, arguments), False
+                blocks, is_error = await self._own(name, arguments, progress), False
             elif name in self.routes:
                 blocks, is_error = await self._forward(self.routes[name], arguments, progress)
             else:
                 raise self._unknown_tool(name)
         except AcpError as exc:
-            blocks, is_error = [_text({"error": exc.payload()})], True
+            blocks, is_error = [text_block({"error": exc.payload()})], True
             source = self.sources.get(name.split("__", 1)[0]) if "__" in name else None
             note = error_note(exc.payload(), source.id, self.paths.sources) if source is not None else None
             if note:
@@ -277,7 +261,7 @@ class Bridge:
             # Logged scrubbed: an exception text may quote a value the bridge holds.
             log.error("bridge tool %s failed: %s", name, self.redactor.text(traceback.format_exc()))
             err = UpstreamError(f"The bridge failed while running {name}. See the bridge log.")
-            blocks, is_error = [_text({"error": err.payload()})], True
+            blocks, is_error = [text_block({"error": err.payload()})], True
         return [self._scrub(b) for b in blocks], is_error
 
     def _unknown_tool(self, name: str) -> AcpError:
@@ -302,16 +286,19 @@ class Bridge:
             return {**block, "text": self.redactor.text(block["text"])}
         return block
 
-    async def _own(self, name: str, arguments: dict[str, Any]) -> list[dict[str, Any]]:
+    async def _own(self, name: str, arguments: dict[str, Any], progress: ProgressFn | None = None) -> list[dict[str, Any]]:
         if name == "acp_sources":  # answers at once: a source still starting says so (issue 26.5)
-            return [_text(self.sources_report())]
+            return [text_block(self.sources_report())]
         if name == "acp_datasets":
             result = await anyio.to_thread.run_sync(own_tools.datasets, self.store, arguments.get("filter"))
-            return [_text(result)]
-        response, note = await anyio.to_thread.run_sync(
-            own_tools.query, self.store, arguments.get("sql"), arguments.get("save_as"), self.query_cache
-        )
-        return [_text(response), {"type": "text", "text": note}] if note else [_text(response)]
+            return [text_block(result)]
+        # acp_query reports its load and stops on cancel: SQLite interrupted, nothing cached or saved (issue 28.3).
+        signals = CallSignals(progress)
+        async with signals.running():
+            response, note = await signals.in_thread(
+                own_tools.query, self.store, arguments.get("sql"), arguments.get("save_as"), self.query_cache, signals
+            )
+        return [text_block(response), {"type": "text", "text": note}] if note else [text_block(response)]
 
     def sources_report(self) -> dict[str, Any]:
         """acp_sources: status, credentials yes/no, limits and tools of each source; never a secret value."""
@@ -366,104 +353,7 @@ class Bridge:
                        progress: ProgressFn | None = None) -> tuple[list[dict[str, Any]], bool]:
         source = self.sources.get(route.source)
         assert source is not None  # routes only exist for healthy sources
-        args = forward_arguments(route, arguments)
-        call_id = uuid.uuid4().hex
-        meta = {
-            **source.meta(),
-            "session_id": self.session_id(source.id),
-            "conversation_id": self.session_id(source.id),
-            "call_id": call_id,
-            "inline_max_bytes": self.inline_max_bytes,
-        }
-        proc = self.processes[source.acp]
-        early, timer = self._early(source.acp, proc)
-        try:
-            try:
-                result = await proc.call(route.tool, args, meta, on_progress=progress)
-            except ServerUnavailable as exc:
-                raise UpstreamError(str(exc)) from None
-            except ProtocolError as exc:
-                if -32049 <= exc.code <= -32010:  # an ACP error sent as a JSON-RPC error
-                    payload = error_from_payload({"code": exc.code, "message": exc.message, "data": exc.data}).payload()
-                else:
-                    payload = {"code": exc.code, "name": "MCP_ERROR", "message": exc.message}
-                return [_text({"error": payload})], True
-            finally:
-                for path in self._read_files.pop(call_id, []):
-                    path.unlink(missing_ok=True)
-                if timer is not None:
-                    timer.cancel()
-                self._in_flight[source.acp] -= 1
-            return await self._deliver(source, proc, route, result, early)
-        finally:
-            if early is not None:  # also when the call failed or was cancelled: its partial CSV goes
-                early.cancel()
-
-    def _early(self, key: str, proc: AcpProcess) -> tuple[early_csv.EarlyCsv | None, asyncio.TimerHandle | None]:
-        """A reader of this call's table file while the server writes it (early.py), started after a
-        short while; only when no other call is in flight on that server (its file would be ambiguous)."""
-        busy = self._in_flight.get(key, 0)
-        self._in_flight[key] = busy + 1
-        if busy or not early_csv.supported() or proc.launch.url:  # an HTTP server's files are not ours to read
-            return None, None
-        try:
-            loop = asyncio.get_running_loop()
-        except RuntimeError:
-            return None, None
-        early = early_csv.EarlyCsv(proc.tmp_dir, self.store.dir, self.store.writing)
-        return early, loop.call_later(early_csv.START_AFTER_S, early.start)
-
-    async def _deliver(
-        self, source: Source, proc: AcpProcess, route: Route, result: ToolResult, early: early_csv.EarlyCsv | None = None
-    ) -> tuple[list[dict[str, Any]], bool]:
-        plain = proc.plain_mcp_reason is not None  # 4.3: a plain MCP server's _meta.acp is not ACP; ignore it
-        if result.is_error:
-            payload = None if plain else result.error
-            if payload is None:
-                parsed = _parse(result.text)
-                payload = parsed.get("error") if isinstance(parsed, dict) else None
-            blocks: list[dict[str, Any]] = [{"type": "text", "text": result.text or json.dumps({"error": payload})}]
-            note = error_note(payload or {}, source.id, self.paths.sources)
-            if note:
-                blocks.append({"type": "text", "text": note})
-            return blocks, True
-        model_response = _parse(result.text)
-        blocks = [{"type": "text", "text": result.text}]
-        extra = [b for b in result.content[1:] if isinstance(b, dict)]
-        system_data = None if plain else result.system_data
-        if system_data and isinstance(model_response, dict):
-            try:
-                stored, empty = await anyio.to_thread.run_sync(
-                    lambda: store_extraction(
-                        self.store,
-                        source=source.id,
-                        acp_id=source.acp,
-                        tool=route.tool,
-                        model_response=model_response,
-                        system_info=result.system_info or {},
-                        system_data=system_data,
-                        owned_dir=proc.tmp_dir,
-                        http_token=proc.launch.token,
-                        preload=partial(preload.start, self.query_cache),
-                        early=early,
-                    )
-                )
-            except OSError as exc:  # a full disk or a read-only project must not hide the answer itself
-                log.error("cannot store %s result: %s", route.public, exc.strerror or type(exc).__name__)
-                blocks.append({"type": "text", "text": (
-                    f"The bridge could not save this extraction in acp-data ({exc.strerror or type(exc).__name__}); "
-                    "only the rows above are available. Tell the user to check the project folder.")})
-            else:
-                blocks.append({"type": "text", "text": extraction_note(stored, empty, system_data.get("format") == "tables")})
-        if isinstance(model_response, dict):
-            before = json.dumps(model_response, sort_keys=True, default=str)
-            images, notes = await anyio.to_thread.run_sync(handle_artifacts, model_response, self.store)
-            if json.dumps(model_response, sort_keys=True, default=str) != before:
-                blocks[0] = _text(model_response)  # artifact paths now point into acp-data/files (8.10)
-            blocks[1:1] = images
-            if notes:
-                blocks.append({"type": "text", "text": " ".join(notes)})
-        return blocks + extra, False
+        return await self.forwarder.forward(source, self.processes[source.acp], route, arguments, progress)
 
 
 def _one_line(text: str) -> str:
@@ -483,14 +373,3 @@ def _acp_name(proc: AcpProcess) -> str:
     if proc.launch.origin == "folder" and proc.launch.name != proc.launch.id:
         return proc.launch.name
     return str(info.get("title") or info.get("name") or proc.launch.name)
-
-
-def _parse(text: str) -> Any:
-    try:
-        return json.loads(text) if text else None
-    except ValueError:
-        return None
-
-
-def _text(value: Any) -> dict[str, Any]:
-    return {"type": "text", "text": json.dumps(value, ensure_ascii=False, default=str)}

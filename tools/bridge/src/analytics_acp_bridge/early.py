@@ -26,12 +26,15 @@ import stat
 import sys
 import tempfile
 import threading
+from collections.abc import Callable
+from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Any
 
 from analytics_acp.tablefile import MAX_LINE, _parse
 
 from .csvwrite import RowWriter
+from .store import ClaimedCsv
 
 POLL_S = 0.01  # how often a caught-up reader looks for more bytes (or a new file)
 START_AFTER_S = 0.05  # calls that answer sooner never start a reader (per-call cost stays nil)
@@ -47,12 +50,13 @@ def supported() -> bool:
 class EarlyCsv:
     """One reader thread for one in-flight call: ``start()``, then ``claim()`` or ``cancel()``."""
 
-    def __init__(self, folder: Path, csv_dir: Path, writing: set[str]):
+    def __init__(self, folder: Path, csv_dir: Path, writing: Callable[[str], AbstractContextManager[Any]]):
+        # ``writing``: the store's ``writing()``, held for the early CSV (a stop by signal removes it)
         self.folder, self.csv_dir, self.writing = folder, csv_dir, writing
         self._stop = threading.Event()  # cancel(): give up, remove the early CSV
         self._final = threading.Event()  # claim(): the answer arrived, the file is complete if it is ours
         self._wanted: tuple[tuple[int, int], list[str]] | None = None
-        self._result: tuple[str, int] | None = None
+        self._result: ClaimedCsv | None = None
         self._tried: set[str] = set()
         self._thread = threading.Thread(target=self._run, daemon=True, name="early-csv")
         self._started = False
@@ -68,11 +72,12 @@ class EarlyCsv:
         """The answer needs no early CSV (inline table, error, not claimed): stop and clean up."""
         self._stop.set()
 
-    def claim(self, path: Path, names: list[str]) -> tuple[str, int] | None:
-        """The early CSV of the finished table file ``path`` with header ``names``: (temp CSV path, rows).
+    def claim(self, path: Path, names: list[str]) -> ClaimedCsv | None:
+        """The early CSV of the finished table file ``path`` with header ``names``.
 
         None when it is not that file, or the CSV could not be proven identical (the caller writes
-        the CSV the usual way). A claimed temp CSV belongs to the caller (rename or unlink it).
+        the CSV the usual way). A claimed temp CSV belongs to the caller, with its ``writing()``
+        registration (``held``: exit it once the CSV is renamed or removed).
         """
         if self._final.is_set():
             return None  # one claim per call: the thread has ended
@@ -132,6 +137,7 @@ class _Tail:
         self.csv_path: str | None = None
         self.out: RowWriter | None = None
         self.handle: Any = None
+        self.held = contextlib.ExitStack()  # the store's writing() of the CSV, until dropped or handed over
 
     def run(self) -> bool:
         """True when the thread is done (claimed, stopped or failed for good); False: try another file."""
@@ -195,7 +201,7 @@ class _Tail:
     def _open(self, names: list[str]) -> None:
         os.makedirs(self.owner.csv_dir, exist_ok=True)
         fd, self.csv_path = tempfile.mkstemp(dir=self.owner.csv_dir, prefix=".early-", suffix=".csv.tmp")
-        self.owner.writing.add(self.csv_path)  # a stop by signal removes it (store.py)
+        self.held.enter_context(self.owner.writing(self.csv_path))  # a stop by signal removes it (store.py)
         self.handle = os.fdopen(fd, "w", encoding="utf-8", newline="", buffering=WRITE_BUFFER)
         self.out = RowWriter(self.handle, names)
 
@@ -211,7 +217,7 @@ class _Tail:
             return True
         self.handle.close()
         self.handle = None
-        owner._result = (str(self.csv_path), self.out.count)
+        owner._result = ClaimedCsv(str(self.csv_path), self.out.count, self.held.pop_all())
         return True
 
     def _drop(self) -> None:
@@ -221,4 +227,4 @@ class _Tail:
         if self.csv_path is not None:
             with contextlib.suppress(OSError):
                 os.unlink(self.csv_path)
-            self.owner.writing.discard(self.csv_path)
+        self.held.close()

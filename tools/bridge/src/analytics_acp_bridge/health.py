@@ -76,6 +76,12 @@ class SourceHealth:
             f"Set \"acp\" of source «{source.id}» in {self.path} to an installed ACP ({names}) or install it, {self._restart()}",
         )
 
+    def check_installed(self, installed: list[str]) -> None:
+        """At start-up: each source that could publish tools names an installed ACP (else a setup error)."""
+        for source in self.file.sources:
+            if self.publishes_tools(source) and source.acp not in installed:
+                self.unknown_acp(source, installed)
+
     def schema_error(self, source: Source, what: str, exc: AcpError) -> None:
         """Credentials or config that fail the ACP's declared setup schema (5.5), checked offline."""
         self.setup_error(

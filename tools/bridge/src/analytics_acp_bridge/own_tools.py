@@ -9,7 +9,7 @@ from analytics_acp.errors import InvalidArguments
 from analytics_acp.results.numbers import readable
 
 from . import urlkeys
-from .query import run_query
+from .query import Watch, run_query
 from .querycache import TableCache
 from .store import DatasetStore, sql_safe_id
 
@@ -82,11 +82,13 @@ def _query_notice(total: int, shown: int) -> str:
 
 
 def query(
-    store: DatasetStore, sql: Any, save_as: Any = None, cache: TableCache | None = None
+    store: DatasetStore, sql: Any, save_as: Any = None, cache: TableCache | None = None, watch: Watch | None = None
 ) -> tuple[dict[str, Any], str | None]:
     """acp_query: run, save the full result as a dataset (origin query), return the model view and the note.
 
     ``cache`` keeps loaded datasets between calls (querycache.py); None loads them for this call only.
+    ``watch`` (the call's signals) gets the load's progress and a final step; its cancel interrupts SQLite,
+    and nothing is saved.
     """
     if save_as is not None and save_as != "":
         if not isinstance(save_as, str) or sql_safe_id(save_as) != save_as:
@@ -102,7 +104,7 @@ def query(
     else:
         dataset_id = store.new_id("query")
         save_as = None
-    conn, result = run_query(store, sql, cache)
+    conn, result = run_query(store, sql, cache, watch)
     try:
         sample: list[dict[str, Any]] = []
         records = result.records()
@@ -130,6 +132,8 @@ def query(
         total = store.write_dataset(dataset_id, [{"name": c} for c in result.columns], keep_sample(), meta, result.headers)
     finally:
         conn.close()
+    if result.progress is not None:
+        result.progress.finish(total)
     response: dict[str, Any] = {
         "notice": _query_notice(total, len(sample)),
         "total_rows": total,

@@ -9,14 +9,22 @@ parses the statement and must find a single SELECT (or WITH ... SELECT / set ope
 SQLite's authorizer denies every action that is not reading while the statement is prepared
 and run. The CSVs themselves are never opened for writing. Every query connection has the URL
 functions of urlkeys.py (url_key, url_host, url_path, url_param) to join pages across sources.
+
+Long work reports and stops (issue 28.3): with a ``Watch`` (the call's signals), loading the named
+datasets reports rows loaded of the rows to load (the query itself is the last step), and a cancel
+interrupts the SQLite connection at work (``interrupt()``) and stops the load between batches; a table
+interrupted half-loaded is never cached (querycache.py drops a load that raised).
 """
 
 from __future__ import annotations
 
+import contextlib
+import logging
 import sqlite3
-from collections.abc import Iterator
+import threading
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 import sqlglot
 from analytics_acp.errors import InvalidArguments, ReadOnlyViolation
@@ -37,6 +45,83 @@ READ_ONLY_MESSAGE = (
     "datasets are read-only. Rewrite the statement as a SELECT."
 )
 BATCH = 5000
+log = logging.getLogger("analytics_acp_bridge")
+
+
+class Watch(Protocol):
+    """What acp_query needs of its call (analytics_acp.signals.CallSignals): progress out, cancellation in."""
+
+    @property
+    def cancelled(self) -> bool: ...
+    def progress(self, done: float, total: float | None = None, message: str | None = None) -> None: ...
+    def on_cancel(self, callback: Callable[[], Any]) -> None: ...
+
+
+class Stopper:
+    """The SQLite connections one acp_query works with; a cancelled call interrupts every one of them."""
+
+    def __init__(self, watch: Watch | None):
+        self.watch = watch
+        self._conns: list[sqlite3.Connection] = []
+        self._lock = threading.Lock()
+        if watch is not None:
+            watch.on_cancel(self.interrupt)
+
+    @property
+    def cancelled(self) -> bool:
+        """True once the call was cancelled."""
+        return self.watch is not None and self.watch.cancelled
+
+    def check(self) -> None:
+        """Raise SQLite's own "interrupted" error when the call was cancelled (between batches)."""
+        if self.cancelled:
+            raise sqlite3.OperationalError("interrupted")
+
+    @contextlib.contextmanager
+    def working(self, conn: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
+        """Interruptible while the block runs (a cache's loading connection is kept, but not interrupted later)."""
+        with self._lock:
+            self._conns.append(conn)
+        try:
+            self.check()  # a cancel that came before the connection was known
+            yield conn
+        finally:
+            with self._lock:
+                self._conns.remove(conn)
+
+    def keep(self, conn: sqlite3.Connection) -> None:
+        """Interruptible for as long as it is open (the query's own connection)."""
+        with self._lock:
+            self._conns.append(conn)
+
+    def interrupt(self) -> None:
+        """Stop the statement running on each connection now (from any thread, as SQLite allows)."""
+        with self._lock:
+            conns = list(self._conns)
+        for conn in conns:
+            with contextlib.suppress(sqlite3.ProgrammingError):  # closed meanwhile: nothing runs on it
+                conn.interrupt()
+
+
+class LoadProgress:
+    """Rows loaded of the rows to load; the query is one more step, so the last notification is the total."""
+
+    def __init__(self, watch: Watch | None, rows_to_load: int):
+        self.watch = watch
+        self.total = rows_to_load + 1
+        self.done = 0
+
+    def loaded(self, rows: int, table: str) -> None:
+        """``rows`` more rows of ``table`` are in SQLite."""
+        self.done += rows
+        if self.watch is not None and rows:
+            self.watch.progress(self.done, self.total, f"loading {table} into SQLite")
+
+    def finish(self, result_rows: int) -> None:
+        """The query ran and its result is saved: the final notification."""
+        if self.watch is not None:
+            plural = "" if result_rows == 1 else "s"
+            self.watch.progress(self.total, self.total, f"query done: {result_rows} result row{plural}")
 
 
 @dataclass
@@ -47,6 +132,7 @@ class QueryResult:
     rows: Iterator[tuple[Any, ...]]
     datasets: list[str]
     types: list[str | None] = field(default_factory=list)
+    progress: LoadProgress | None = None
 
     def records(self) -> Iterator[dict[str, Any]]:
         """Rows as objects, updating the column types as they stream by."""
@@ -104,53 +190,78 @@ def _authorizer(action: int, *_args: Any) -> int:
     return sqlite3.SQLITE_OK if action in ALLOWED_ACTIONS else sqlite3.SQLITE_DENY
 
 
-def _load(conn: sqlite3.Connection, store: DatasetStore, dataset: Dataset) -> None:
-    """Create the dataset's typed table and stream its rows in."""
-    headers = dataset.headers
-    columns = ", ".join(
-        f"{_quote(h['name'])} {csvtypes.SQLITE_TYPES.get(h.get('type', 'string'), 'TEXT')}" for h in headers
-    )
-    conn.execute(f"CREATE TABLE {_quote(dataset.id)} ({columns})")
-    width = len(headers)
-    cells = ", ".join(_cell_sql(i + 1, h.get("type", "string")) for i, h in enumerate(headers))
-    insert = f"INSERT INTO {_quote(dataset.id)} VALUES ({cells})"
-    batch: list[list[str]] = []
-    for row in store.iter_cells(dataset):
-        if len(row) != width:
-            row = (row + [""] * width)[:width]
-        batch.append(row)
-        if len(batch) >= BATCH:
-            conn.executemany(insert, batch)
-            batch.clear()
-    if batch:
-        conn.executemany(insert, batch)
+def _load(conn: sqlite3.Connection, store: DatasetStore, dataset: Dataset, stopper: Stopper | None = None,
+          progress: LoadProgress | None = None) -> None:
+    """Create the dataset's typed table and stream its rows in (interruptible by ``stopper``)."""
+    stopper = stopper or Stopper(None)
+    log.debug("acp_query: loading «%s» (%d rows)", dataset.id, dataset.row_count)
+    loaded = 0
+    with stopper.working(conn):
+        try:
+            headers = dataset.headers
+            columns = ", ".join(
+                f"{_quote(h['name'])} {csvtypes.SQLITE_TYPES.get(h.get('type', 'string'), 'TEXT')}" for h in headers
+            )
+            conn.execute(f"CREATE TABLE {_quote(dataset.id)} ({columns})")
+            width = len(headers)
+            cells = ", ".join(_cell_sql(i + 1, h.get("type", "string")) for i, h in enumerate(headers))
+            insert = f"INSERT INTO {_quote(dataset.id)} VALUES ({cells})"
+            batch: list[list[str]] = []
+            for row in store.iter_cells(dataset):
+                if len(row) != width:
+                    row = (row + [""] * width)[:width]
+                batch.append(row)
+                if len(batch) >= BATCH:
+                    stopper.check()
+                    conn.executemany(insert, batch)
+                    loaded += len(batch)
+                    if progress is not None:
+                        progress.loaded(len(batch), dataset.id)
+                    batch.clear()
+            if batch:
+                conn.executemany(insert, batch)
+                if progress is not None:
+                    progress.loaded(len(batch), dataset.id)
+        except sqlite3.OperationalError:
+            if stopper.cancelled:
+                log.debug("acp_query interrupted (cancelled) while loading «%s» after %d of %d rows: not kept",
+                          dataset.id, loaded, dataset.row_count)
+            raise
 
 
-def run_query(store: DatasetStore, sql: str, cache: TableCache | None = None) -> tuple[sqlite3.Connection, QueryResult]:
+def run_query(store: DatasetStore, sql: str, cache: TableCache | None = None,
+              watch: Watch | None = None) -> tuple[sqlite3.Connection, QueryResult]:
     """Validate and start the query; the caller streams ``result.records()`` and closes the connection.
 
-    Without ``cache`` every named dataset is loaded from its CSV for this query alone.
+    Without ``cache`` every named dataset is loaded from its CSV for this query alone. ``watch`` gets
+    the load's progress and stops the work when the call is cancelled (``result.progress.finish`` is
+    the caller's, once the result is saved).
     """
     if not isinstance(sql, str) or not sql.strip():
         raise InvalidArguments("sql is required: a SQLite SELECT using dataset ids as table names.")
     statement = check_read_only(sql)
     mentioned = named_identifiers(sql)
     datasets = [d for d in store.list() if d.id.lower() in mentioned]
+    stopper = Stopper(watch)
+    pending = [d for d in datasets if cache is None or not cache.holds(d)]
+    progress = LoadProgress(watch, sum(d.row_count for d in pending))
     conn = sqlite3.connect(":memory:", check_same_thread=False, uri=True)  # uri: ATTACH of memdb names
     try:
         urlkeys.register(conn)  # url_key & co. (issue 24): the query's SQL is the only SQL that calls them
         to_load = datasets
         if cache is not None:
-            to_load = cache.attach(conn, datasets, lambda c, d: _load(c, store, d))
+            to_load = cache.attach(conn, datasets, lambda c, d: _load(c, store, d, stopper, progress))
         for dataset in to_load:
-            _load(conn, store, dataset)
+            _load(conn, store, dataset, stopper, progress)
         conn.set_authorizer(_authorizer)  # from here on, only reads (16.6)
         if cache is not None:
             _adapt_indexes(conn, cache, sql, statement, [d for d in datasets if d not in to_load])
+        stopper.keep(conn)  # until the caller closes it
+        log.debug("acp_query: running the statement")
         try:
             cursor = conn.execute(sql)
         except sqlite3.DatabaseError as exc:
-            raise _sqlite_error(exc, store, datasets) from None
+            raise _stopped_or(exc, stopper, store, datasets) from None
         if cursor.description is None:
             raise ReadOnlyViolation(READ_ONLY_MESSAGE)
         columns = _unique([d[0] for d in cursor.description])
@@ -159,10 +270,11 @@ def run_query(store: DatasetStore, sql: str, cache: TableCache | None = None) ->
             try:
                 while chunk := cursor.fetchmany(BATCH):
                     yield from chunk
+                    stopper.check()
             except sqlite3.DatabaseError as exc:
-                raise _sqlite_error(exc, store, datasets) from None
+                raise _stopped_or(exc, stopper, store, datasets) from None
 
-        return conn, QueryResult(columns=columns, rows=rows(), datasets=[d.id for d in datasets])
+        return conn, QueryResult(columns=columns, rows=rows(), datasets=[d.id for d in datasets], progress=progress)
     except BaseException:
         conn.close()
         raise
@@ -197,6 +309,13 @@ def _unique(names: list[str]) -> list[str]:
         seen.setdefault(name, 1)
         out.append(name)
     return out
+
+
+def _stopped_or(exc: sqlite3.DatabaseError, stopper: Stopper, store: DatasetStore, loaded: list[Dataset]) -> Exception:
+    if stopper.cancelled:
+        log.debug("acp_query interrupted (cancelled): %s", exc)
+        return exc  # nobody reads the answer of a cancelled call; the caller unwinds and saves nothing
+    return _sqlite_error(exc, store, loaded)
 
 
 def _sqlite_error(exc: sqlite3.DatabaseError, store: DatasetStore, loaded: list[Dataset]) -> Exception:

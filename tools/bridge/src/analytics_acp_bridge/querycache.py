@@ -98,6 +98,12 @@ class TableCache:
         """Dataset ids currently cached, least recently used first."""
         return [key[4] for key in self._entries]
 
+    def holds(self, dataset: Any) -> bool:
+        """True when the dataset's current table is cached (a query attaches it without loading)."""
+        key = identity(dataset)
+        with self._lock:
+            return key is not None and key in self._entries
+
     def attach(self, conn: sqlite3.Connection, datasets: list[Any], load: Loader) -> list[Any]:
         """ATTACH each dataset's table to ``conn`` (loading it if needed); returns those that did not fit.
 

@@ -192,10 +192,23 @@ def error_note(payload: dict[str, Any], source_id: str, sources_path: Path) -> s
     return None
 
 
-def handle_artifacts(model_response: dict[str, Any], store: DatasetStore) -> tuple[list[dict[str, Any]], list[str]]:
-    """8.10: image blocks for screenshot_path; pdf_path/download_path copied to acp-data/files/ (edits in place)."""
+@dataclass
+class Artifacts:
+    """What handle_artifacts did: image blocks, notes for the model, and whether model_response was edited."""
+
+    blocks: list[dict[str, Any]]
+    notes: list[str]
+    changed: bool
+
+
+def handle_artifacts(model_response: dict[str, Any], store: DatasetStore) -> Artifacts:
+    """8.10: image blocks for screenshot_path; pdf_path/download_path copied to acp-data/files/.
+
+    The copied files' paths replace the server's in ``model_response`` (edited in place; ``changed`` says so).
+    """
     blocks: list[dict[str, Any]] = []
     notes: list[str] = []
+    changed = False
     shot = model_response.get("screenshot_path")
     if isinstance(shot, str) and shot:
         path = Path(shot)
@@ -225,6 +238,7 @@ def handle_artifacts(model_response: dict[str, Any], store: DatasetStore) -> tup
         model_response["export_path"] = relative
         model_response["bytes"] = size
         model_response["saved"] = True
+        changed = True
         kind = "document (converted to Markdown)" if model_response.get("download_as") == "markdown" else "file"
         notes.append(f"The {kind} was saved as {relative} ({size} bytes).")
-    return blocks, notes
+    return Artifacts(blocks, notes, changed)

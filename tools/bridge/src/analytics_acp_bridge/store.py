@@ -9,6 +9,7 @@ never joined to a path, so nothing outside acp-data can be reached (8.8.1).
 from __future__ import annotations
 
 import builtins
+import contextlib
 import csv
 import datetime as _dt
 import itertools
@@ -20,6 +21,7 @@ import sys
 import tempfile
 import threading
 from collections.abc import Callable, Iterable, Iterator
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
@@ -75,7 +77,18 @@ class Preload(Protocol):
 
 
 Preloader = Callable[[str, list[dict[str, Any]]], "Preload | None"]
-EarlyClaim = Callable[[list[str]], "tuple[str, int] | None"]  # early.EarlyCsv.claim for one table file
+
+
+@dataclass
+class ClaimedCsv:
+    """A temp CSV written by someone else (early.py), handed over with its ``writing()`` registration."""
+
+    path: str
+    rows: int
+    held: contextlib.ExitStack  # the writer's store.writing(path), moved out with ExitStack.pop_all()
+
+
+EarlyClaim = Callable[[list[str]], "ClaimedCsv | None"]  # early.EarlyCsv.claim for one table file
 
 
 @dataclass
@@ -124,7 +137,7 @@ class DatasetStore:
         self.files_dir = self.dir / FILES_DIR
         self._lock = threading.Lock()
         self._reserved: set[str] = set()
-        self.writing: set[str] = set()  # temp CSVs being written (a stop by signal removes them: no partial dataset)
+        self._writing: dict[str, int] = {}  # temp CSVs being written -> holders (a stop by signal removes them)
         self._inferred: dict[Path, tuple[tuple[int, int], dict[str, Any]]] = {}
 
     # ----- ids -----
@@ -149,6 +162,37 @@ class DatasetStore:
             return candidate
 
     # ----- writing -----
+    @contextlib.contextmanager
+    def writing(self, tmp_csv: str) -> Iterator[str]:
+        """Hold ``tmp_csv`` as a temp CSV being written: a stop by signal removes it (``remove_unfinished``).
+
+        Released on exit; when the block raises, the temp file is removed too (no partial dataset).
+        """
+        with self._lock:
+            self._writing[tmp_csv] = self._writing.get(tmp_csv, 0) + 1
+        try:
+            yield tmp_csv
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp_csv)
+            raise
+        finally:
+            with self._lock:
+                left = self._writing.pop(tmp_csv, 1) - 1
+                if left:
+                    self._writing[tmp_csv] = left
+
+    def unfinished(self) -> builtins.list[str]:
+        """The temp CSVs being written now."""
+        with self._lock:
+            return builtins.list(self._writing)
+
+    def remove_unfinished(self) -> None:
+        """A stop by signal (issue 15.2): every temp CSV being written goes, so no partial dataset is left."""
+        for tmp_csv in self.unfinished():
+            with contextlib.suppress(OSError):
+                os.unlink(tmp_csv)
+
     def write_dataset(
         self,
         dataset_id: str,
@@ -172,42 +216,40 @@ class DatasetStore:
         typed = [{"name": str(h["name"]), "type": h.get("type") or "string"} for h in headers]
         loader = preload(dataset_id, typed) if preload is not None and final_headers is None else None
         claimed = early(names) if early is not None and final_headers is None else None
+        held: AbstractContextManager[Any]
         if claimed is not None:
-            tmp_csv, count = claimed  # already in self.writing
+            tmp_csv, count, held = claimed.path, claimed.rows, claimed.held
         else:
             fd, tmp_csv = tempfile.mkstemp(dir=self.dir, prefix=f".{dataset_id}.", suffix=".csv.tmp")
-            self.writing.add(tmp_csv)
-            count = 0
+            count, held = 0, self.writing(tmp_csv)
         try:
-            if claimed is None:
-                with os.fdopen(fd, "w", encoding="utf-8", newline="", buffering=WRITE_BUFFER) as handle:
-                    count = csvwrite.write_rows(handle, names, rows)  # RFC 4180: CRLF, minimal quoting
-            if count == 0:
-                os.unlink(tmp_csv)
+            with held:  # removes the temp CSV if anything below raises
+                if claimed is None:
+                    with os.fdopen(fd, "w", encoding="utf-8", newline="", buffering=WRITE_BUFFER) as handle:
+                        count = csvwrite.write_rows(handle, names, rows)  # RFC 4180: CRLF, minimal quoting
+                if count == 0:
+                    os.unlink(tmp_csv)
+                    if loader is not None:
+                        loader.abort()
+                    return 0
+                full = {key: meta.get(key) for key in META_FIELDS}
+                full.update({k: v for k, v in meta.items() if k not in full})
+                full["id"] = dataset_id
+                typed = final_headers() if final_headers is not None else headers
+                full["headers"] = [{"name": str(h["name"]), "type": h.get("type") or "string"} for h in typed]
+                full["row_count"] = count
+                full["created_at"] = full.get("created_at") or iso_z(utc_now())
+                _atomic_text(self.dir / f"{dataset_id}{META_SUFFIX}", json.dumps(full, ensure_ascii=False, indent=2) + "\n")
+                os.replace(tmp_csv, self.dir / f"{dataset_id}.csv")
                 if loader is not None:
-                    loader.abort()
-                return 0
-            full = {key: meta.get(key) for key in META_FIELDS}
-            full.update({k: v for k, v in meta.items() if k not in full})
-            full["id"] = dataset_id
-            typed = final_headers() if final_headers is not None else headers
-            full["headers"] = [{"name": str(h["name"]), "type": h.get("type") or "string"} for h in typed]
-            full["row_count"] = count
-            full["created_at"] = full.get("created_at") or iso_z(utc_now())
-            _atomic_text(self.dir / f"{dataset_id}{META_SUFFIX}", json.dumps(full, ensure_ascii=False, indent=2) + "\n")
-            os.replace(tmp_csv, self.dir / f"{dataset_id}.csv")
-            if loader is not None:
-                loader.complete(Dataset(id=dataset_id, path=self.dir / f"{dataset_id}.csv", meta=full))
-                loader = None
+                    loader.complete(Dataset(id=dataset_id, path=self.dir / f"{dataset_id}.csv", meta=full))
+                    loader = None
         except BaseException:
             if loader is not None:
                 loader.abort()
-            if os.path.exists(tmp_csv):
-                os.unlink(tmp_csv)
             raise
         finally:
             self._reserved.discard(dataset_id)
-            self.writing.discard(tmp_csv)
         return count
 
     def save_file(self, source: Path) -> tuple[str, int]:
