@@ -159,9 +159,10 @@ def test_failing_build_leaves_the_previous_dist_intact(tiny, tmp_path, monkeypat
     # A copy of the connector at 0.3.2 whose frozen server crashes at start: the build fails at verification,
     # after it has staged the folder and written the temp zip next to dist. Every stage from the declaration
     # on is the real build_main/build_one; only the two costly stages before it are fed from what exists:
-    # the build venv is a light venv over this run's packages, and the freeze stage hands over a copy of
-    # the shared tinyconn frozen output (its executable and _internal/, as PyInstaller leaves them) with
-    # _internal/base_library.zip removed, so the frozen interpreter cannot start (broken on purpose).
+    # the build venv is a light venv over this run's packages, and the freeze stage hands over the shared
+    # tinyconn build's frozen executable with only the Python library in _internal/ (no base_library.zip,
+    # no packages), so the frozen interpreter cannot start (broken on purpose) and the folder is small to
+    # stage, zip and extract (the whole _internal/ would cost its ~75 MB copied, deflated and extracted).
     src = tmp_path / "tinyconn"
     shutil.copytree(TINYCONN, src, ignore=shutil.ignore_patterns("__pycache__", "*.egg-info"))
     plugin = src / "src" / "analytics_acp_tinyconn" / "plugin.py"
@@ -174,8 +175,9 @@ def test_failing_build_leaves_the_previous_dist_intact(tiny, tmp_path, monkeypat
         frozen = work / "freeze" / source.id / "dist" / tiny.folder.name
         frozen.mkdir(parents=True)
         shutil.copy2(tiny.folder / executable_name(source.id), frozen)
-        shutil.copytree(tiny.folder / "_internal", frozen / "_internal", symlinks=True)
-        (frozen / "_internal" / "base_library.zip").unlink()
+        (frozen / "_internal").mkdir()
+        for lib in (tiny.folder / "_internal").glob("libpython*"):  # the interpreter, without its stdlib
+            shutil.copy2(lib, frozen / "_internal", follow_symlinks=False)
         return frozen
 
     monkeypatch.setattr(build_module, "ensure_venv", lambda *args: (light_venv, True))
