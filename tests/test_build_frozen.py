@@ -9,22 +9,23 @@ import os
 import shutil
 import socket
 import stat
+import sysconfig
+import venv
 import zipfile
 from pathlib import Path
 
+import analytics_acp_build.build as build_module
 import anyio
 import httpx
 import pytest
 from analytics_acp.host import AcpClient
-from analytics_acp_build.build import default_work_dir
 from analytics_acp_build.check import Target, failed, run_check
 from analytics_acp_build.cli import build_main
-from analytics_acp_build.freeze import read_connector, venv_dir
+from analytics_acp_build.freeze import executable_name
 from analytics_acp_build.launch import free_port
 from analytics_acp_build.manifest import IDENTITY_FIELDS
 from analytics_acp_build.ziprules import extract_plan, read_plan
 from build_support import TINYCONN
-from frozen_cache import build_lock
 
 pytestmark = [pytest.mark.build, pytest.mark.slow, pytest.mark.timeout(1800)]
 
@@ -142,30 +143,56 @@ def test_check_passes_on_the_built_zip(tiny):
     assert not failed(items), [(i.item, i.evidence) for i in failed(items)]
 
 
-def test_failing_build_leaves_the_previous_dist_intact(tiny, tmp_path):
-    # A copy of the connector whose frozen server crashes at start: the build fails at verification.
+def _light_build_venv(folder: Path, connector_src: Path) -> Path:
+    """A real venv (no pip, made in milliseconds) that sees this test run's packages plus ``connector_src``:
+    the build's declaration stage runs in it as in a build venv, without uv installing PyInstaller again."""
+    env = folder / "venv"
+    venv.EnvBuilder(with_pip=False, symlinks=True).create(env)
+    site_dir = next(env.glob("lib/python*/site-packages"))
+    # addsitedir (not a bare path) so the test venv's own .pth files (editable core) are honoured too.
+    (site_dir / "acp_test_build.pth").write_text(
+        f"{connector_src}\nimport site; site.addsitedir({sysconfig.get_paths()['purelib']!r})\n")
+    return env
+
+
+def test_failing_build_leaves_the_previous_dist_intact(tiny, tmp_path, monkeypatch, capsys):
+    # A copy of the connector at 0.3.2 whose frozen server crashes at start: the build fails at verification,
+    # after it has staged the folder and written the temp zip next to dist. Every stage from the declaration
+    # on is the real build_main/build_one; only the two costly stages before it are fed from what exists:
+    # the build venv is a light venv over this run's packages, and the freeze stage hands over the shared
+    # tinyconn build's frozen executable with only the Python library in _internal/ (no base_library.zip,
+    # no packages), so the frozen interpreter cannot start (broken on purpose) and the folder is small to
+    # stage, zip and extract (the whole _internal/ would cost its ~75 MB copied, deflated and extracted).
     src = tmp_path / "tinyconn"
     shutil.copytree(TINYCONN, src, ignore=shutil.ignore_patterns("__pycache__", "*.egg-info"))
     plugin = src / "src" / "analytics_acp_tinyconn" / "plugin.py"
-    plugin.write_text(plugin.read_text().replace(
-        '    """The tiny connector\'s declaration."""',
-        '    """The tiny connector\'s declaration."""\n    import sys\n    if getattr(sys, "frozen", False):\n'
-        '        raise RuntimeError("broken on purpose when frozen")'))
     for f in (src / "pyproject.toml", plugin):
         f.write_text(f.read_text().replace("0.3.1", "0.3.2"))
+    light_venv = _light_build_venv(tmp_path, src / "src")
+
+    def cached_freeze(source, settings, declaration, venv_path, work, log):
+        assert declaration["version"] == "0.3.2" and venv_path == light_venv  # the copy's real declaration
+        frozen = work / "freeze" / source.id / "dist" / tiny.folder.name
+        frozen.mkdir(parents=True)
+        shutil.copy2(tiny.folder / executable_name(source.id), frozen)
+        (frozen / "_internal").mkdir()
+        for lib in (tiny.folder / "_internal").glob("libpython*"):  # the interpreter, without its stdlib
+            shutil.copy2(lib, frozen / "_internal", follow_symlinks=False)
+        return frozen
+
+    monkeypatch.setattr(build_module, "ensure_venv", lambda *args: (light_venv, True))
+    monkeypatch.setattr(build_module, "freeze", cached_freeze)
     # The previous dist is a copy of the shared build (the cached one stays untouched for other tests).
     out = tmp_path / "dist"
     shutil.copytree(tiny.folder, out / "tinyconn", symlinks=True)
     shutil.copy2(tiny.zip, out / tiny.zip.name)
-    before = snapshot(out / "tinyconn")
-    try:
-        with build_lock("tinyconn"):  # same id as the shared tinyconn build: one freeze stage at a time
-            assert build_main([str(src), "--out", str(out), "--timeout", "60"]) == 1
-    finally:
-        # The copy's build venv is keyed by its temp folder: drop it so runs do not pile venvs up in build/work.
-        shutil.rmtree(venv_dir(read_connector(str(src)), default_work_dir()), ignore_errors=True)
+    before = snapshot(out)
+    # Its own work folder: the shared build's log and freeze stage (build/work) are not touched.
+    assert build_main([str(src), "--out", str(out), "--work", str(tmp_path / "work"), "--timeout", "60", "--json"]) == 1
+    [row] = json.loads(capsys.readouterr().out)  # --json: stdout holds only the result rows
+    assert not row["ok"] and row["version"] == "0.3.2" and row["verification"] == "failed", row  # failed at verification
     assert sorted(p.name for p in out.iterdir()) == ["tinyconn", "tinyconn-0.3.1.zip"]  # no 0.3.2, no temp files
-    assert snapshot(out / "tinyconn") == before
+    assert snapshot(out) == before  # the previous folder and zip untouched
 
 
 def test_unknown_connector_is_a_clear_error(tmp_path, capsys):

@@ -40,9 +40,16 @@ def test_missing_reserved_tools_fail_start(tmp_path):
     assert st == "fail" and "autocontext" in why
 
 
-def test_server_writing_into_its_folder_fails(tmp_path):
-    items = run_check(Target(folder=raw_folder(tmp_path, "--dirty")), timeout=60)
-    st, why = status(items, "package.read_only_folder")
+@pytest.fixture(scope="module")
+def dirty_open_http_items(tmp_path_factory):
+    """One full check of a server that both writes into its folder and ignores ACP_HTTP_TOKEN: the two
+    tests below only read their own item from it (a full check starts several server processes)."""
+    folder = raw_folder(tmp_path_factory.mktemp("dirty-open-http"), "--dirty", http_flags=["--open-http"])
+    return run_check(Target(folder=folder), timeout=60)
+
+
+def test_server_writing_into_its_folder_fails(dirty_open_http_items):
+    st, why = status(dirty_open_http_items, "package.read_only_folder")
     assert st == "fail" and "written-at-runtime.txt" in why
 
 
@@ -52,22 +59,27 @@ def test_clean_server_keeps_its_folder_unchanged(tmp_path):
     assert status(items, "package.http_mode")[0] == "pass"
 
 
-def test_http_mode_without_token_enforcement_fails(tmp_path):
-    items = run_check(Target(folder=raw_folder(tmp_path, http_flags=["--open-http"])), timeout=60)
-    st, why = status(items, "package.http_mode")
+def test_http_mode_without_token_enforcement_fails(dirty_open_http_items):
+    st, why = status(dirty_open_http_items, "package.http_mode")
     assert st == "fail" and "not 401" in why
 
 
-def test_acp_json_with_capability_fields_fails(tmp_path):
-    folder = raw_folder(tmp_path, credentials={"type": "object"}, tools=["hello"])
-    items = run_check(Target(folder=folder), quick=True, timeout=30)
-    st, why = status(items, "package.acp_json")
+@pytest.fixture(scope="module")
+def bad_acp_json_items(tmp_path_factory):
+    """One quick check of a folder whose acp.json has capability fields and an icon outside the folder
+    (the check still starts the server): the two tests below each read their problem from it."""
+    folder = raw_folder(tmp_path_factory.mktemp("bad-acp-json"), credentials={"type": "object"}, tools=["hello"],
+                        icon="../icon.svg")
+    return run_check(Target(folder=folder), quick=True, timeout=30)
+
+
+def test_acp_json_with_capability_fields_fails(bad_acp_json_items):
+    st, why = status(bad_acp_json_items, "package.acp_json")
     assert st == "fail" and "credentials" in why and "tools" in why
 
 
-def test_icon_outside_the_folder_fails(tmp_path):
-    items = run_check(Target(folder=raw_folder(tmp_path, icon="../icon.svg")), quick=True, timeout=30)
-    st, why = status(items, "package.acp_json")
+def test_icon_outside_the_folder_fails(bad_acp_json_items):
+    st, why = status(bad_acp_json_items, "package.acp_json")
     assert st == "fail" and "'..'" in why
 
 

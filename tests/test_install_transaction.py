@@ -2,6 +2,7 @@
 leaves the previous version intact and no staging folder behind."""
 
 import json
+import shutil
 
 import pytest
 from analytics_acp_build.cli import install_main, uninstall_main
@@ -14,12 +15,22 @@ def good_zip(tmp_path, version="1.0.0", **kwargs):
     return zip_tree(src, tmp_path / f"tinyconn-{version}.zip")
 
 
-@pytest.fixture
-def servers(tmp_path):
-    """A servers dir with tinyconn 1.0.0 installed."""
-    servers = tmp_path / "servers"
-    done = install_zip(good_zip(tmp_path), servers)
+@pytest.fixture(scope="module")
+def installed_once(tmp_path_factory):
+    """A servers dir with tinyconn 1.0.0 installed by a real install_zip (which starts the server), made once."""
+    base = tmp_path_factory.mktemp("installed")
+    servers = base / "servers"
+    done = install_zip(good_zip(base), servers)
     assert done.id == "tinyconn" and not done.replaced and "hello" in done.tools
+    return servers
+
+
+@pytest.fixture
+def servers(installed_once, tmp_path):
+    """A servers dir with tinyconn 1.0.0 installed: a copy of the one install (an install verifies by
+    starting the server, about a CPU-second each; the tests only need the installed result to replace)."""
+    servers = tmp_path / "servers"
+    shutil.copytree(installed_once, servers, symlinks=True)
     return servers
 
 

@@ -7,6 +7,7 @@ import importlib
 import sys
 from pathlib import Path
 
+from .fixtures.bridgehost import close_quick_bridges
 from .runner import machine_info, markdown, run_case, write_results
 
 CASE_MODULES = ["percall", "bigextract", "peers", "coldstart", "httpsessions", "acpquery", "building", "ga4report",
@@ -36,6 +37,7 @@ def main(argv: list[str] | None = None) -> int:
         for case in module.cases(args.quick):
             print(f"bench: {case.title} ...", file=sys.stderr, flush=True)
             results.append(run_case(case, rounds))
+    close_quick_bridges()
     machine = machine_info()
     machine.update(rounds=rounds, quick=args.quick)
 
