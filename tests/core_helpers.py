@@ -30,6 +30,38 @@ async def mini_client(**kwargs):
         yield client
 
 
+@asynccontextmanager
+async def mini_in_process(**kwargs):
+    """The mini connector's ``AcpServer`` served in this process over memory streams, as an ``AcpClient``.
+
+    For tests of what the runtime answers (acp/configure, _meta, results, errors), not of the process or
+    its stdio framing: those keep ``mini_client``. One server per connection, like one process per
+    ``mini_client``, so nothing (configure state, first-call memory) carries over between connections.
+    Saves a Python start (about 1 CPU-s, most of it importing the mcp SDK) per connection.
+    """
+    import anyio
+    from analytics_acp.plugins import load_connector
+    from analytics_acp.runtime import ServeState, build_server
+    from mcp.server.runner import serve_loop
+    from mcp.shared.memory import create_client_server_memory_streams
+
+    if str(FIXTURES) not in sys.path:  # what env() puts on the served process's PYTHONPATH
+        sys.path.insert(0, str(FIXTURES))
+    acp = build_server(load_connector(MINI))
+    try:
+        async with create_client_server_memory_streams() as ((client_read, client_write), (server_read, server_write)):
+            async with anyio.create_task_group() as tg:
+                # ServeState(): no deferred _meta, the path the SDK's own stdio transport serves (runtime._serve_in_place).
+                tg.start_soon(lambda: serve_loop(acp.server, server_read, server_write, lifespan_state=ServeState()))
+                async with AcpClient._session(client_read, client_write, kwargs.pop("capability", None),
+                                              kwargs.pop("resolver", None), None, kwargs.pop("read_timeout", None)) as client:
+                    assert not kwargs, f"mini_in_process takes capability, resolver, read_timeout; not {sorted(kwargs)}"
+                    yield client
+                tg.cancel_scope.cancel()  # the client is gone: nothing more can reach the server
+    finally:
+        acp.shutdown()
+
+
 def free_port():
     """A free loopback TCP port."""
     import socket

@@ -4,7 +4,7 @@ import datetime as dt
 import re
 
 import pytest
-from core_helpers import CREDS, mini_client
+from core_helpers import CREDS, mini_in_process
 
 pytestmark = pytest.mark.asyncio
 M = {"credentials": CREDS}
@@ -14,7 +14,7 @@ SYSTEM_INFO_KEYS = {"acp", "acp_version", "tool", "kind", "resource_id", "argume
 
 
 async def test_extraction_three_parts_8():
-    async with mini_client() as c:
+    async with mini_in_process() as c:
         res = await c.call_tool("extract", {"n": 12, "resource_id": "accounts/acc1"}, meta={**M, "autocontext_delivered": True})
         mr = res.model_response
         assert mr["notice"] == "Showing 5 of 12 extracted rows."
@@ -38,7 +38,7 @@ async def test_extraction_three_parts_8():
 
 
 async def test_window_dates_and_spread_sampling():
-    async with mini_client() as c:
+    async with mini_in_process() as c:
         res = await c.call_tool("extract", {"n": 12, "resource_id": "acc1", "start_date": "20260101", "end_date": "2026-01-31"},
                                 meta={**M, "sampling": "spread", "row_limit": 3, "autocontext_delivered": True})
         mr = res.model_response
@@ -49,7 +49,7 @@ async def test_window_dates_and_spread_sampling():
 
 
 async def test_notices_no_rows_and_all_rows():
-    async with mini_client() as c:
+    async with mini_in_process() as c:
         res = await c.call_tool("extract", {"n": 0, "resource_id": "acc1"}, meta=M)
         assert res.model_response["notice"] == "The query returned no rows."
         res = await c.call_tool("extract", {"n": 4, "resource_id": "acc1"}, meta=M)
@@ -57,7 +57,7 @@ async def test_notices_no_rows_and_all_rows():
 
 
 async def test_resource_required_and_default_6():
-    async with mini_client() as c:
+    async with mini_in_process() as c:
         res = await c.call_tool("extract", {"n": 1}, meta=M)
         assert res.is_error and res.error["code"] == -32013
         assert res.error["message"].startswith("Missing resource_id (<account>[.<table>]).")
@@ -68,7 +68,7 @@ async def test_resource_required_and_default_6():
 
 
 async def test_unknown_tool_and_bad_arguments_are_typed():
-    async with mini_client() as c:
+    async with mini_in_process() as c:
         res = await c.call_tool("nope", {}, meta=M)
         assert res.error["name"] == "ACP_INVALID_ARGUMENTS" and "extract" in res.error["message"]
         res = await c.call_tool("extract", {"n": "many", "resource_id": "acc1"}, meta=M)
@@ -80,7 +80,7 @@ async def test_unknown_tool_and_bad_arguments_are_typed():
 
 
 async def test_untyped_exception_is_upstream_error_without_secret_12_1():
-    async with mini_client() as c:
+    async with mini_in_process() as c:
         res = await c.call_tool("boom", {"resource_id": "acc1"}, meta=M)
         assert res.error["name"] == "ACP_UPSTREAM_ERROR" and res.error["code"] == -32018
         assert CREDS["api_key"] not in res.text and CREDS["api_key"] not in str(res.raw)
@@ -88,7 +88,7 @@ async def test_untyped_exception_is_upstream_error_without_secret_12_1():
 
 
 async def test_cost_preflight_9_2():
-    async with mini_client() as c:
+    async with mini_in_process() as c:
         res = await c.call_tool("paid", {"n": 150, "resource_id": "acc1"}, meta=M)
         assert res.error["name"] == "ACP_COST_LIMIT_EXCEEDED" and res.error["code"] == -32010
         assert res.error["message"] == (
@@ -108,7 +108,7 @@ async def test_cost_preflight_9_2():
 
 
 async def test_autocontext_resources_6_3():
-    async with mini_client() as c:
+    async with mini_in_process() as c:
         res = await c.call_tool("autocontext", {}, meta={**M, "default_resource_id": "acc7"})
         mr = res.model_response
         assert res.acp["kind"] == "autocontext" and res.system_info["resource_id"] is None
@@ -123,7 +123,7 @@ async def test_autocontext_resources_6_3():
 
 
 async def test_autocontext_blocks_7_3():
-    async with mini_client() as c:
+    async with mini_in_process() as c:
         res = await c.call_tool("autocontext", {"resource_id": "acc1"}, meta=M)
         blocks = {b["id"]: b for b in res.model_response}
         assert set(blocks) == {"fields", "broken"}  # table_stats applies to tables only
@@ -142,7 +142,7 @@ async def test_autocontext_blocks_7_3():
 
 
 async def test_on_first_call_table_7_5():
-    async with mini_client() as c:
+    async with mini_in_process() as c:
         async def attached(meta):
             r = await c.call_tool("extract", {"n": 2, "resource_id": "acc1"}, meta={**M, **meta})
             assert r.system_info["autocontext_attached"] == ("autocontext" in r.model_response)

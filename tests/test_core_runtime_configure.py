@@ -2,13 +2,13 @@
 
 import pytest
 from analytics_acp.host import ProtocolError
-from core_helpers import CREDS, mini_client
+from core_helpers import CREDS, mini_in_process
 
 pytestmark = pytest.mark.asyncio
 
 
 async def test_configure_merges_and_hides_secrets_5_1():
-    async with mini_client() as c:
+    async with mini_in_process() as c:
         r = await c.configure(row_limit=7, credentials=CREDS, default_resource_id="acc2")
         assert r == {"ok": True, "effective": {"row_limit": 7, "cost_limit_usd": 1.0, "field_limit": 3,
                                                 "has_credentials": True, "default_resource_id": "acc2",
@@ -24,7 +24,7 @@ async def test_configure_merges_and_hides_secrets_5_1():
 @pytest.mark.parametrize("bad", [{"row_limit": -1}, {"row_limit": 5001}, {"row_limit": 2.5}, {"row_limit": True},
                                  {"cost_limit_usd": -0.01}, {"field_limit": 0}, {"field_limit": 201}])
 async def test_invalid_limits_are_32016_and_session_unchanged(bad):
-    async with mini_client() as c:
+    async with mini_in_process() as c:
         await c.configure(row_limit=9, credentials=CREDS)
         with pytest.raises(ProtocolError) as err:
             await c.configure(**bad, credentials=None)
@@ -34,7 +34,7 @@ async def test_invalid_limits_are_32016_and_session_unchanged(bad):
 
 
 async def test_configure_tables_validated_against_catalog():
-    async with mini_client() as c:
+    async with mini_in_process() as c:
         with pytest.raises(ProtocolError) as err:
             await c.configure(tables=["events", "nope"])
         assert err.value.code == -32017 and "pages" in err.value.message
@@ -43,7 +43,7 @@ async def test_configure_tables_validated_against_catalog():
 
 
 async def test_bad_credentials_and_config_messages_without_secrets_5_5_3():
-    async with mini_client() as c:
+    async with mini_in_process() as c:
         with pytest.raises(ProtocolError) as err:
             await c.configure(credentials={"type": "api_key", "api_key": "short"})
         assert err.value.code == -32012 and "short" not in err.value.message
@@ -53,7 +53,7 @@ async def test_bad_credentials_and_config_messages_without_secrets_5_5_3():
 
 
 async def test_precedence_meta_over_configure_over_defaults_5_3():
-    async with mini_client() as c:
+    async with mini_in_process() as c:
         res = await c.call_tool("extract", {"n": 12}, meta={"credentials": CREDS, "default_resource_id": "acc1"})
         assert res.system_info["row_limit"] == 5 and res.model_response["returned_rows"] == 5  # defaults
         await c.configure(row_limit=7, credentials=CREDS, default_resource_id="acc2", config={"region": "us"})
@@ -67,7 +67,7 @@ async def test_precedence_meta_over_configure_over_defaults_5_3():
 
 
 async def test_limits_or_credentials_in_arguments_rejected_5_4():
-    async with mini_client() as c:
+    async with mini_in_process() as c:
         for key, value in (("row_limit", 3), ("credentials", CREDS), ("cost_limit_usd", 5)):
             res = await c.call_tool("extract", {"n": 1, "resource_id": "acc1", key: value}, meta={"credentials": CREDS})
             assert res.error["name"] == "ACP_INVALID_ARGUMENTS", key
@@ -75,7 +75,7 @@ async def test_limits_or_credentials_in_arguments_rejected_5_4():
 
 
 async def test_sessions_are_per_connection():
-    async with mini_client() as a, mini_client() as b:
+    async with mini_in_process() as a, mini_in_process() as b:
         await a.configure(row_limit=11, credentials=CREDS)
         r = await b.configure()
         assert r["effective"]["row_limit"] == 5 and r["effective"]["has_credentials"] is False
@@ -108,7 +108,7 @@ META_ONLY_BAD = [
 
 
 async def test_meta_is_validated_like_configure_5_2():
-    async with mini_client() as c:
+    async with mini_in_process() as c:
         for meta, code, message in SHARED_BAD:
             with pytest.raises(ProtocolError) as err:
                 await c.configure(**meta)

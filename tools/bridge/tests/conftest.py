@@ -74,12 +74,45 @@ async def open_bridge(project: Path, root: Path | None = None, sources: Path | N
             yield BridgeClient(session)
 
 
+@asynccontextmanager
+async def held_bridge(*args, bound_s: float = 240.0, **kwargs):
+    """``open_bridge`` kept open by a task of its own, for a module-scoped fixture: pytest-asyncio sets a
+    fixture up and tears it down in different tasks, and anyio's scopes (the stdio client's) must be
+    left in the task that entered them. Calls on the client work from any task of the same loop."""
+    import asyncio
+
+    opened: asyncio.Future = asyncio.get_running_loop().create_future()
+    stop = asyncio.Event()
+
+    async def hold() -> None:
+        async with open_bridge(*args, **kwargs) as client:
+            opened.set_result(client)
+            await stop.wait()
+
+    task = asyncio.create_task(hold())
+    await asyncio.wait({opened, task}, timeout=bound_s, return_when=asyncio.FIRST_COMPLETED)
+    if not opened.done():
+        if task.done():
+            task.result()  # the bridge failed to open: its own exception says why
+        task.cancel()
+        raise AssertionError(f"the shared bridge did not open within {bound_s:g} s")
+    try:
+        yield opened.result()
+    finally:
+        stop.set()
+        await asyncio.wait_for(task, bound_s)
+
+
+def copy_fixture_acp(root: Path) -> Path:
+    """``root``/acps/fixture: the test connector folder (13.1); returns ``root``."""
+    shutil.copytree(FIXTURE_ACP, root / "acps" / "fixture", ignore=shutil.ignore_patterns("__pycache__"))
+    return root
+
+
 @pytest.fixture
 def fixture_root(tmp_path):
     """A bridge root whose acps/ holds the test connector folder (13.1)."""
-    root = tmp_path / "root"
-    shutil.copytree(FIXTURE_ACP, root / "acps" / "fixture", ignore=shutil.ignore_patterns("__pycache__"))
-    return root
+    return copy_fixture_acp(tmp_path / "root")
 
 
 def _write_sources(path: Path, data) -> Path:
@@ -88,16 +121,25 @@ def _write_sources(path: Path, data) -> Path:
     return path
 
 
-@pytest.fixture
+@pytest.fixture(scope="session")  # a plain function: module-scoped fixtures (a shared bridge) use it too
 def write_sources():
     """``write_sources(path, data)`` writes a sources.json (data: dict, or raw text for broken files)."""
     return _write_sources
 
 
-@pytest.fixture
+@pytest.fixture(scope="session")  # a plain function: module-scoped fixtures (a shared bridge) use it too
 def bridge():
     """``bridge(project, root=None, sources=None, env=None, errlog=None)``: async context manager yielding a BridgeClient."""
     return open_bridge
+
+
+@pytest.fixture(scope="session")
+def shared_bridge():
+    """For a module-scoped fixture: ``.open(project, root=None, ...)`` is ``held_bridge`` (``open_bridge`` kept
+    by a task of its own), ``.fixture_root(root)`` copies the test connector under ``root``."""
+    from types import SimpleNamespace
+
+    return SimpleNamespace(open=held_bridge, fixture_root=copy_fixture_acp)
 
 
 def _until(check, what: str, tries: int = 2400) -> None:

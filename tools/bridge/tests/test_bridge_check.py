@@ -89,3 +89,18 @@ def test_check_online_makes_one_call_per_source(tmp_path, fixture_root, write_so
     assert online.returncode == 1, online.stdout + online.stderr
     lines = _lines(online.stdout)
     assert lines["fx"].startswith("ok ") and lines["down"].startswith("error ") and "ACP_UPSTREAM_ERROR" in lines["down"]
+
+
+def test_check_and_print_config_load_no_sql_parser(tmp_path, write_sources):
+    """--check/--print-config never parse SQL: sqlglot (0.4 CPU-s to import) stays out of them; the serving bridge
+    still loads it at start (acp_query's first call does not pay it)."""
+    sources = write_sources(tmp_path / "sources.json", {"sources": []})
+    code = ("import sys; from analytics_acp_bridge.cli import main\n"
+            f"codes = [main(['--check', '--sources', {str(sources)!r}, '--project', {str(tmp_path)!r}]),\n"
+            f"         main(['--print-config', '--sources', {str(sources)!r}, '--project', {str(tmp_path)!r}])]\n"
+            "loaded = 'sqlglot' in sys.modules\n"
+            "import analytics_acp_bridge.server\n"
+            "print(codes, loaded, 'sqlglot' in sys.modules, file=sys.stderr)")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=240)
+    assert done.returncode == 0, done.stderr
+    assert done.stderr.splitlines()[-1] == "[0, 0] False True", done.stderr

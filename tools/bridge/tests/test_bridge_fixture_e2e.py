@@ -7,6 +7,10 @@ import csv
 import json
 import os
 import signal
+from types import SimpleNamespace
+
+import pytest
+import pytest_asyncio
 
 TOKEN_A = "tok-aaaa-1111-secret"
 TOKEN_B = "tok-bbbb-2222-secret"
@@ -26,18 +30,34 @@ def datasets_of(project):
     return sorted(p.name for p in (project / "acp-data").glob("*.csv"))
 
 
-async def test_bridge_fixture_multitable_one_dataset_per_table(tmp_path, fixture_root, bridge, write_sources):
-    project = tmp_path / "proj"
-    project.mkdir()
-    write_sources(fixture_root / "sources.json", sources())
-    async with bridge(project, fixture_root, env={"BRIDGE_FX_TOKEN": TOKEN_B}) as client:
-        tools = await client.tools()
-        assert tools["fx__multi"]["description"].startswith("[Fixture A · Bridge fixture] Three tables.")
-        assert "acp-data" in tools["fx__multi"]["description"]
-        is_error, response, notes = await client.call_json("fx__multi", {"big": 800})
-        assert not is_error
-        assert set(response["tables"]) == {"hits", "cookies", "network"} and "manifest" in response
-    files = datasets_of(project)
+@pytest_asyncio.fixture(scope="module", loop_scope="module")
+async def shared(tmp_path_factory, shared_bridge, write_sources):
+    """One bridge over ``sources()`` for the tests that only call its tools (a bridge and a fixture server
+    start each, about 3 CPU-s, saved per test). Each test reads only what its own calls made."""
+    base = tmp_path_factory.mktemp("shared")
+    root = shared_bridge.fixture_root(base / "root")
+    project = base / "proj"
+    (project / "acp-data").mkdir(parents=True)
+    # The table_ref test's files, in place before the bridge starts as they were with a bridge of its own.
+    (base / "outside.csv").write_text("v\n1000\n", encoding="utf-8")
+    (project / "secret.csv").write_text("v\n5\n", encoding="utf-8")
+    (project / "acp-data" / "Codigos.csv").write_text("cp,v\n08001,2\n28013,3\n", encoding="utf-8")
+    write_sources(root / "sources.json", sources())
+    async with shared_bridge.open(project, root, env={"BRIDGE_FX_TOKEN": TOKEN_B}) as client:
+        yield SimpleNamespace(client=client, project=project, outside=base / "outside.csv")
+
+
+@pytest.mark.asyncio(loop_scope="module")
+async def test_bridge_fixture_multitable_one_dataset_per_table(shared):
+    client, project = shared.client, shared.project
+    before = set(datasets_of(project))  # the shared project: what other tests' calls saved is not this call's
+    tools = await client.tools()
+    assert tools["fx__multi"]["description"].startswith("[Fixture A · Bridge fixture] Three tables.")
+    assert "acp-data" in tools["fx__multi"]["description"]
+    is_error, response, notes = await client.call_json("fx__multi", {"big": 800})
+    assert not is_error
+    assert set(response["tables"]) == {"hits", "cookies", "network"} and "manifest" in response
+    files = sorted(set(datasets_of(project)) - before)
     assert len(files) == 2  # cookies is empty, the manifest is not data (11.3)
     hits = next(f for f in files if f.startswith("fx_multi_hits_"))
     network = next(f for f in files if f.startswith("fx_multi_network_"))
@@ -59,72 +79,66 @@ async def test_bridge_fixture_multitable_one_dataset_per_table(tmp_path, fixture
     assert not list(data.glob(".*"))  # no temp files left behind
 
 
-async def test_bridge_fixture_sources_share_one_process_and_secrets_never_leak(tmp_path, fixture_root, bridge, write_sources):
-    project = tmp_path / "proj"
-    project.mkdir()
-    write_sources(fixture_root / "sources.json", sources())
-    async with bridge(project, fixture_root, env={"BRIDGE_FX_TOKEN": TOKEN_B}) as client:
-        await client.tools()
-        _, a, _ = await client.call_json("fx__whoami")
-        _, b, _ = await client.call_json("fx_b__whoami")
-        assert a["pid"] == b["pid"]  # one server process for the ACP (16.4)
-        assert (a["account"], b["account"]) == ("acct-a", "acct-b")  # credentials travel per call (5.2)
-        assert (a["token_chars"], b["token_chars"]) == (len(TOKEN_A), len(TOKEN_B))
-        # 16.5: session_id = conversation_id = bridge-<uuid>:<source>, one uuid per bridge start
-        assert a["session_id"] == a["conversation_id"] and a["session_id"].endswith(":fx")
-        assert b["session_id"] == b["session_id"].split(":")[0] + ":fx_b" and b["session_id"].startswith("bridge-")
-        assert a["session_id"].split(":")[0] == b["session_id"].split(":")[0]
-        assert a["call_id"] and a["call_id"] != b["call_id"]
-        assert a["row_limit"] == 5 and a["host_tables"] is True and a["multi_table"] is True  # 4.1 capability, 5.2 limits
-        is_error, bad, notes = await client.call_json("fx_bad__whoami")
-        assert is_error and bad["error"]["name"] == "ACP_CREDENTIALS_INVALID"
-        assert BAD not in bad["error"]["message"]
-        _, leaked, _ = await client.call_json("fx__leak")
-        assert leaked["debug"] == "called with token [redacted]"  # a careless server echoed it; the bridge scrubbed it
-        assert "sources.json" in notes[0] and "fx_bad" in notes[0]
-        is_error, cost, notes = await client.call_json("fx__priced")
-        assert is_error and cost["error"]["name"] == "ACP_COST_LIMIT_EXCEEDED"  # cost_limit_usd 0 by default (9.2)
-        assert "cost_limit_usd" in notes[0] and "sources.json" in notes[0]
-        report = await client.sources_settled()
-        entry = {s["id"]: s for s in report["sources"]}
-        assert entry["fx"]["status"] == "ok" and entry["fx"]["has_credentials"] is True
-        assert "fx__multi" in entry["fx"]["tools"] and entry["fx"]["limits"] == {"row_limit": 5}
-        await client.call("fx__numbers", {"count": 12})
-        await client.call("acp_datasets", {})
-    everything = "\n".join(client.received)
+@pytest.mark.asyncio(loop_scope="module")
+async def test_bridge_fixture_sources_share_one_process_and_secrets_never_leak(shared):
+    client = shared.client
+    await client.tools()
+    _, a, _ = await client.call_json("fx__whoami")
+    _, b, _ = await client.call_json("fx_b__whoami")
+    assert a["pid"] == b["pid"]  # one server process for the ACP (16.4)
+    assert (a["account"], b["account"]) == ("acct-a", "acct-b")  # credentials travel per call (5.2)
+    assert (a["token_chars"], b["token_chars"]) == (len(TOKEN_A), len(TOKEN_B))
+    # 16.5: session_id = conversation_id = bridge-<uuid>:<source>, one uuid per bridge start
+    assert a["session_id"] == a["conversation_id"] and a["session_id"].endswith(":fx")
+    assert b["session_id"] == b["session_id"].split(":")[0] + ":fx_b" and b["session_id"].startswith("bridge-")
+    assert a["session_id"].split(":")[0] == b["session_id"].split(":")[0]
+    assert a["call_id"] and a["call_id"] != b["call_id"]
+    assert a["row_limit"] == 5 and a["host_tables"] is True and a["multi_table"] is True  # 4.1 capability, 5.2 limits
+    is_error, bad, notes = await client.call_json("fx_bad__whoami")
+    assert is_error and bad["error"]["name"] == "ACP_CREDENTIALS_INVALID"
+    assert BAD not in bad["error"]["message"]
+    _, leaked, _ = await client.call_json("fx__leak")
+    assert leaked["debug"] == "called with token [redacted]"  # a careless server echoed it; the bridge scrubbed it
+    assert "sources.json" in notes[0] and "fx_bad" in notes[0]
+    is_error, cost, notes = await client.call_json("fx__priced")
+    assert is_error and cost["error"]["name"] == "ACP_COST_LIMIT_EXCEEDED"  # cost_limit_usd 0 by default (9.2)
+    assert "cost_limit_usd" in notes[0] and "sources.json" in notes[0]
+    report = await client.sources_settled()
+    entry = {s["id"]: s for s in report["sources"]}
+    assert entry["fx"]["status"] == "ok" and entry["fx"]["has_credentials"] is True
+    assert "fx__multi" in entry["fx"]["tools"] and entry["fx"]["limits"] == {"row_limit": 5}
+    await client.call("fx__numbers", {"count": 12})
+    await client.call("acp_datasets", {})
+    everything = "\n".join(client.received)  # the shared client's: every test's answers so far, this one's included
     for secret in (TOKEN_A, TOKEN_B, BAD):
         assert secret not in everything
 
 
-async def test_bridge_fixture_table_ref_resolution_and_traversal(tmp_path, fixture_root, bridge, write_sources):
-    project = tmp_path / "proj"
-    (project / "acp-data").mkdir(parents=True)
-    (tmp_path / "outside.csv").write_text("v\n1000\n", encoding="utf-8")
-    (project / "secret.csv").write_text("v\n5\n", encoding="utf-8")
-    (project / "acp-data" / "Codigos.csv").write_text("cp,v\n08001,2\n28013,3\n", encoding="utf-8")
-    write_sources(fixture_root / "sources.json", sources())
-    async with bridge(project, fixture_root, env={"BRIDGE_FX_TOKEN": TOKEN_B}) as client:
-        await client.tools()
-        is_error, response, notes = await client.call_json("fx__numbers", {"count": 30000})
-        assert not is_error and response["total_rows"] == 30000 and response["returned_rows"] == 5
-        dataset_id = notes[0].split("«")[1].split("»")[0]
-        assert notes[0].startswith(f"The full extraction was saved as dataset «{dataset_id}» in acp-data/{dataset_id}.csv. You saw 5 of 30000 rows.")
-        want = sum(i * i for i in range(30000))
-        for ref in (dataset_id, f"{dataset_id}.csv", f"acp-data/{dataset_id}.csv"):  # 8.8.1 forms
-            is_error, summed, _ = await client.call_json("fx__table_sum", {"table_ref": ref, "column": "sq"})
-            assert not is_error and summed["rows"] == 30000 and summed["sum"] == want
-        is_error, summed, _ = await client.call_json("fx__table_sum", {"table_ref": "Codigos.csv", "column": "v"})
-        assert not is_error and summed["sum"] == 5 and summed["types"] == {"cp": "string", "v": "integer"}
-        for ref in ("../outside.csv", "../secret.csv", str(tmp_path / "outside.csv"), "acp-data/../secret.csv",
-                    "../../outside", "/etc/passwd"):
-            is_error, err, _ = await client.call_json("fx__table_sum", {"table_ref": ref, "column": "v"})
-            assert is_error and err["error"]["code"] == -32021 and err["error"]["name"] == "ACP_TABLE_NOT_FOUND", ref
-        _, listing, _ = await client.call_json("acp_datasets", {"filter": "codigos"})
-        assert [d["id"] for d in listing["datasets"]] == ["codigos"] and listing["datasets"][0]["origin"] == "csv"
-        _, q, _ = await client.call_json("acp_query", {"sql": f"SELECT COUNT(*) AS n, SUM(sq) AS s FROM {dataset_id}"})
-        assert q["rows"] == [{"n": 30000, "s": want}]
-        is_error, ro, _ = await client.call_json("acp_query", {"sql": f"DELETE FROM {dataset_id}"})
-        assert is_error and ro["error"]["name"] == "ACP_READ_ONLY_VIOLATION"
+@pytest.mark.asyncio(loop_scope="module")
+async def test_bridge_fixture_table_ref_resolution_and_traversal(shared):
+    # The shared fixture wrote ../outside.csv, ../secret.csv (project) and acp-data/Codigos.csv before starting the bridge.
+    client = shared.client
+    await client.tools()
+    is_error, response, notes = await client.call_json("fx__numbers", {"count": 30000})
+    assert not is_error and response["total_rows"] == 30000 and response["returned_rows"] == 5
+    dataset_id = notes[0].split("«")[1].split("»")[0]
+    assert notes[0].startswith(f"The full extraction was saved as dataset «{dataset_id}» in acp-data/{dataset_id}.csv. You saw 5 of 30000 rows.")
+    want = sum(i * i for i in range(30000))
+    for ref in (dataset_id, f"{dataset_id}.csv", f"acp-data/{dataset_id}.csv"):  # 8.8.1 forms
+        is_error, summed, _ = await client.call_json("fx__table_sum", {"table_ref": ref, "column": "sq"})
+        assert not is_error and summed["rows"] == 30000 and summed["sum"] == want
+    is_error, summed, _ = await client.call_json("fx__table_sum", {"table_ref": "Codigos.csv", "column": "v"})
+    assert not is_error and summed["sum"] == 5 and summed["types"] == {"cp": "string", "v": "integer"}
+    for ref in ("../outside.csv", "../secret.csv", str(shared.outside), "acp-data/../secret.csv",
+                "../../outside", "/etc/passwd"):
+        is_error, err, _ = await client.call_json("fx__table_sum", {"table_ref": ref, "column": "v"})
+        assert is_error and err["error"]["code"] == -32021 and err["error"]["name"] == "ACP_TABLE_NOT_FOUND", ref
+    _, listing, _ = await client.call_json("acp_datasets", {"filter": "codigos"})
+    assert [d["id"] for d in listing["datasets"]] == ["codigos"] and listing["datasets"][0]["origin"] == "csv"
+    _, q, _ = await client.call_json("acp_query", {"sql": f"SELECT COUNT(*) AS n, SUM(sq) AS s FROM {dataset_id}"})
+    assert q["rows"] == [{"n": 30000, "s": want}]
+    is_error, ro, _ = await client.call_json("acp_query", {"sql": f"DELETE FROM {dataset_id}"})
+    assert is_error and ro["error"]["name"] == "ACP_READ_ONLY_VIOLATION"
 
 
 async def test_bridge_fixture_dead_server_restarts(tmp_path, fixture_root, bridge, write_sources):
@@ -146,13 +160,11 @@ async def test_bridge_fixture_dead_server_restarts(tmp_path, fixture_root, bridg
         assert not is_error and third["pid"] not in (first["pid"], second["pid"]) and third["account"] == "acct-b"
 
 
-async def test_bridge_fixture_artifacts(tmp_path, fixture_root, bridge, write_sources):
-    project = tmp_path / "proj"
-    project.mkdir()
-    write_sources(fixture_root / "sources.json", sources())
-    async with bridge(project, fixture_root, env={"BRIDGE_FX_TOKEN": TOKEN_B}) as client:
-        await client.tools()
-        is_error, texts, raw = await client.call("fx__artifacts")
+@pytest.mark.asyncio(loop_scope="module")
+async def test_bridge_fixture_artifacts(shared):
+    client, project = shared.client, shared.project
+    await client.tools()
+    is_error, texts, raw = await client.call("fx__artifacts")
     assert not is_error
     images = [c for c in raw["content"] if c["type"] == "image"]
     assert len(images) == 1 and images[0]["mimeType"] == "image/png"
@@ -202,13 +214,15 @@ async def test_bridge_fixture_servers_that_fail_to_start(tmp_path, fixture_root,
         {"id": "a", "acp": "dies"}, {"id": "b", "acp": "hangs"},
         {"id": "fx", "acp": "fixture", "credentials": {"account": "a", "token": TOKEN_A}},
     ]})
-    async with bridge(project, fixture_root, env={"ACP_BRIDGE_START_TIMEOUT": "15"}) as client:
+    # The hanging server holds the tool list for the whole start bound: short here (was 15 s), yet roomy
+    # for the fixture server, which must start within the same bound (about 1 CPU-s, several s under load).
+    async with bridge(project, fixture_root, env={"ACP_BRIDGE_START_TIMEOUT": "8"}) as client:
         tools = await client.tools()
         assert "fx__whoami" in tools and not any(t.startswith(("a__", "b__")) for t in tools)
         report = await client.sources_settled()
         by_id = {s["id"]: s for s in report["sources"]}
         assert by_id["a"]["status"] == "error" and "did not start" in by_id["a"]["error"]["message"]
-        assert by_id["b"]["status"] == "error" and "within 15 s" in by_id["b"]["error"]["message"]
+        assert by_id["b"]["status"] == "error" and "within 8 s" in by_id["b"]["error"]["message"]
         is_error, who, _ = await client.call_json("fx__whoami")
         assert not is_error and who["account"] == "a"
 

@@ -12,8 +12,10 @@ import sqlite3
 import subprocess
 import sys
 import threading
+from types import SimpleNamespace
 
 import psutil
+import pytest
 
 LONG = "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 1e15) SELECT count(*) AS n FROM c"
 
@@ -112,23 +114,56 @@ def test_a_cancelled_forwarded_call_stops_at_the_server_and_leaves_no_dataset(tm
 
 
 # ----- acp_query, the bridge's own SQL tool (issue 28.3) -----
-RECURSIVE = ("WITH RECURSIVE c(x) AS (SELECT max(i) FROM big UNION ALL SELECT x + 1 FROM c WHERE x < 1e15) "
+# The four acp_query tests share one bridge without sources (a bridge start, about 2.5 CPU-s, saved per
+# test). Each has a dataset of its own in acp-data, its own request ids, and reads only the messages
+# and log lines that arrived after it began.
+RECURSIVE = ("WITH RECURSIVE c(x) AS (SELECT max(i) FROM {table} UNION ALL SELECT x + 1 FROM c WHERE x < 1e15) "
              "SELECT count(*) AS n FROM c")
+TABLES = {"big_order": 300_000, "big_quiet": 1000, "big_stmt": 10_000, "big_load": 1_000_000}
 
 
-def _query_project(tmp_path, write_sources, rows: int):
-    """A project without sources whose acp-data holds ``big`` (i, s) of ``rows`` rows, as an extraction stores it."""
-    project = tmp_path / "q"
+def _write_dataset(data, name: str, rows: int) -> None:
+    """acp-data/``name`` (i, s) of ``rows`` rows, as an extraction stores it."""
+    with (data / f"{name}.csv").open("w", newline="") as handle:
+        handle.write("i,s\r\n")
+        handle.writelines(f"{i},r{i}\r\n" for i in range(rows))
+    meta = {"id": name, "origin": "acp", "source": "shop", "acp": "databases", "tool": "execute_sql", "row_count": rows,
+            "headers": [{"name": "i", "type": "integer"}, {"name": "s", "type": "string"}]}
+    (data / f"{name}.meta.json").write_text(json.dumps(meta))
+
+
+class Since:
+    """What one test of the shared bridge sees: the messages and the log text that arrived after it began."""
+
+    def __init__(self, shared) -> None:
+        self.bridge, self.project, self._log = shared.bridge, shared.project, shared.log
+        self._first = len(self.bridge.seen)
+        self._offset = self._log.stat().st_size
+
+    def seen(self) -> list[dict]:
+        """The bridge's messages since this test began."""
+        with self.bridge._arrived:
+            return list(self.bridge.seen[self._first:])
+
+    def log(self) -> str:
+        """The bridge's log since this test began."""
+        return self._log.read_bytes()[self._offset:].decode("utf-8", "replace")
+
+
+@pytest.fixture(scope="module")
+def query_bridge(tmp_path_factory, write_sources):
+    """One bridge (no sources, DEBUG log) over a project whose acp-data holds the TABLES."""
+    base = tmp_path_factory.mktemp("acp_query")
+    project = base / "q"
     write_sources(project / "sources.json", {"sources": []})
     data = project / "acp-data"
     data.mkdir(parents=True)
-    with (data / "big.csv").open("w", newline="") as handle:
-        handle.write("i,s\r\n")
-        handle.writelines(f"{i},r{i}\r\n" for i in range(rows))
-    meta = {"id": "big", "origin": "acp", "source": "shop", "acp": "databases", "tool": "execute_sql", "row_count": rows,
-            "headers": [{"name": "i", "type": "integer"}, {"name": "s", "type": "string"}]}
-    (data / "big.meta.json").write_text(json.dumps(meta))
-    return project
+    for name, rows in TABLES.items():
+        _write_dataset(data, name, rows)
+    log = base / "bridge.log"
+    bridge = RawBridge(project, log, env={"ACP_BRIDGE_LOG": "DEBUG"})
+    yield SimpleNamespace(bridge=bridge, project=project, log=log)
+    bridge.close()
 
 
 def _query(bridge: RawBridge, request_id: int, sql: str, token: str | None = None) -> None:
@@ -145,75 +180,67 @@ def _answer(bridge: RawBridge, request_id: int) -> dict:
 
 
 def _leftovers(project) -> list[str]:
-    """Everything in acp-data but ``big`` and finished datasets: temp CSVs of a query that did not finish."""
+    """Everything in acp-data but the datasets and finished results: temp CSVs of a query that did not finish."""
     return sorted(p.name for p in (project / "acp-data").iterdir() if p.name.startswith("."))
 
 
-def test_acp_query_reports_its_load_in_order_with_a_final_notification(tmp_path, write_sources):
-    rows = 300_000
-    project = _query_project(tmp_path, write_sources, rows)
-    bridge = RawBridge(project, tmp_path / "bridge.log")
-    try:
-        _query(bridge, 1, "SELECT count(*) AS n FROM big", token="q-1")
-        assert _answer(bridge, 1)["rows"] == [{"n": rows}]
-    finally:
-        bridge.close()
-    progress = [m["params"] for m in bridge.seen if m.get("method") == "notifications/progress"]
+def _csvs(project) -> set[str]:
+    return {p.name for p in (project / "acp-data").glob("*.csv")}
+
+
+def test_acp_query_reports_its_load_in_order_with_a_final_notification(query_bridge):
+    rows = TABLES["big_order"]
+    test = Since(query_bridge)
+    bridge = test.bridge
+    _query(bridge, 101, "SELECT count(*) AS n FROM big_order", token="q-1")
+    assert _answer(bridge, 101)["rows"] == [{"n": rows}]
+    seen = test.seen()
+    progress = [m["params"] for m in seen if m.get("method") == "notifications/progress"]
     assert progress and all(p["progressToken"] == "q-1" for p in progress)
     values = [p["progress"] for p in progress]
     assert values == sorted(set(values))  # strictly increasing (MCP)
     assert all(p["total"] == rows + 1 for p in progress)  # every row loaded, then the query itself
     assert progress[-1]["progress"] == rows + 1 and "1 result row" in progress[-1]["message"]
-    answer_at = next(i for i, m in enumerate(bridge.seen) if m.get("id") == 1)
-    assert all(i < answer_at for i, m in enumerate(bridge.seen) if m.get("method") == "notifications/progress")
+    answer_at = next(i for i, m in enumerate(seen) if m.get("id") == 101)
+    assert all(i < answer_at for i, m in enumerate(seen) if m.get("method") == "notifications/progress")
 
 
-def test_acp_query_without_a_token_sends_no_progress(tmp_path, write_sources):
-    project = _query_project(tmp_path, write_sources, 1000)
-    bridge = RawBridge(project, tmp_path / "bridge.log")
-    try:
-        _query(bridge, 1, "SELECT count(*) AS n FROM big")
-        assert _answer(bridge, 1)["rows"] == [{"n": 1000}]
-    finally:
-        bridge.close()
-    assert not [m for m in bridge.seen if m.get("method") == "notifications/progress"]
+def test_acp_query_without_a_token_sends_no_progress(query_bridge):
+    test = Since(query_bridge)
+    _query(test.bridge, 201, "SELECT count(*) AS n FROM big_quiet")
+    assert _answer(test.bridge, 201)["rows"] == [{"n": TABLES["big_quiet"]}]
+    assert not [m for m in test.seen() if m.get("method") == "notifications/progress"]
 
 
-def test_a_cancelled_acp_query_statement_is_interrupted_and_the_bridge_keeps_answering(tmp_path, write_sources, until):
-    project = _query_project(tmp_path, write_sources, 10_000)
-    log = tmp_path / "bridge.log"
-    bridge = RawBridge(project, log, env={"ACP_BRIDGE_LOG": "DEBUG"})
-    try:
-        _query(bridge, 1, RECURSIVE)
-        until(lambda: "acp_query: running the statement" in log.read_text(), "the recursive statement running")
-        bridge.send({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 1}})
-        until(lambda: "acp_query interrupted (cancelled)" in log.read_text(), "SQLite interrupted by the cancel")
-        _query(bridge, 2, "SELECT count(*) AS n FROM big")
-        assert _answer(bridge, 2)["rows"] == [{"n": 10_000}]
-        assert not [m for m in bridge.seen if m.get("id") == 1]  # a cancelled request gets no answer
-    finally:
-        bridge.close()
-    datasets = sorted(p.name for p in (project / "acp-data").glob("*.csv"))
-    assert len(datasets) == 2 and "big.csv" in datasets  # big and the second query's result, nothing of the first
+def test_a_cancelled_acp_query_statement_is_interrupted_and_the_bridge_keeps_answering(query_bridge, until):
+    test = Since(query_bridge)
+    bridge, project = test.bridge, test.project
+    before = _csvs(project)
+    _query(bridge, 301, RECURSIVE.format(table="big_stmt"))
+    until(lambda: "acp_query: running the statement" in test.log(), "the recursive statement running")
+    bridge.send({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 301}})
+    until(lambda: "acp_query interrupted (cancelled)" in test.log(), "SQLite interrupted by the cancel")
+    _query(bridge, 302, "SELECT count(*) AS n FROM big_stmt")
+    assert _answer(bridge, 302)["rows"] == [{"n": TABLES["big_stmt"]}]
+    assert not [m for m in bridge.seen if m.get("id") == 301]  # a cancelled request gets no answer
+    after = _csvs(project)
+    assert len(after - before) == 1 and "big_stmt.csv" in after  # the second query's result, nothing of the first
     assert _leftovers(project) == []
 
 
-def test_a_cancelled_acp_query_load_leaves_no_partial_table_in_the_cache(tmp_path, write_sources, until):
-    rows = 1_000_000
-    project = _query_project(tmp_path, write_sources, rows)
-    log = tmp_path / "bridge.log"
-    bridge = RawBridge(project, log, env={"ACP_BRIDGE_LOG": "DEBUG"})
-    try:
-        _query(bridge, 1, "SELECT count(*) AS n FROM big", token="load")
-        first = bridge.wait_for(lambda m: m.get("method") == "notifications/progress")["params"]
-        assert first["progress"] < rows  # the load is under way
-        bridge.send({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 1}})
-        until(lambda: "acp_query interrupted (cancelled) while loading «big»" in log.read_text(), "the load stopped")
-        # A half-loaded table kept in the query cache would count fewer rows here.
-        _query(bridge, 2, "SELECT count(*) AS n, max(i) AS top FROM big")
-        assert _answer(bridge, 2)["rows"] == [{"n": rows, "top": rows - 1}]
-        assert not [m for m in bridge.seen if m.get("id") == 1]
-    finally:
-        bridge.close()
-    assert log.read_text().count("acp_query: loading «big»") == 2  # loaded again: nothing was kept of the first
+def test_a_cancelled_acp_query_load_leaves_no_partial_table_in_the_cache(query_bridge, until):
+    rows = TABLES["big_load"]
+    test = Since(query_bridge)
+    bridge, project = test.bridge, test.project
+    _query(bridge, 401, "SELECT count(*) AS n FROM big_load", token="load")
+    first = bridge.wait_for(lambda m: m.get("method") == "notifications/progress"
+                            and m["params"]["progressToken"] == "load")["params"]
+    assert first["progress"] < rows  # the load is under way
+    bridge.send({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 401}})
+    until(lambda: "acp_query interrupted (cancelled) while loading «big_load»" in test.log(), "the load stopped")
+    # A half-loaded table kept in the query cache would count fewer rows here.
+    _query(bridge, 402, "SELECT count(*) AS n, max(i) AS top FROM big_load")
+    assert _answer(bridge, 402)["rows"] == [{"n": rows, "top": rows - 1}]
+    assert not [m for m in bridge.seen if m.get("id") == 401]
+    assert test.log().count("acp_query: loading «big_load»") == 2  # loaded again: nothing was kept of the first
     assert _leftovers(project) == []

@@ -10,8 +10,10 @@ The index never changes what SQLite answers, only how it finds the rows.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from sqlglot import exp
+if TYPE_CHECKING:  # imported where used: querycache needs GroupShape, not sqlglot (bridge --check loads no parser)
+    from sqlglot import exp
 
 MAX_COLUMNS = 8  # wider indexes cost more memory than the sort they save
 
@@ -36,6 +38,8 @@ def group_shape(statement: exp.Expression | None, headers: dict[str, list[str]])
     ``headers`` maps each lowercased dataset id to its column names; names resolve the way SQLite
     does (case-insensitively), and a column that is not one of the table's is an alias or an error.
     """
+    from sqlglot import exp
+
     if not isinstance(statement, exp.Select) or statement.args.get("with") or statement.args.get("joins"):
         return None
     source = statement.args.get("from_") or statement.args.get("from")

@@ -2,16 +2,18 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from analytics_acp.envelope import cut_long_strings
 from analytics_acp.errors import InvalidArguments
 from analytics_acp.results.numbers import readable
 
 from . import urlkeys
-from .query import Watch, run_query
 from .querycache import TableCache
 from .store import DatasetStore, sql_safe_id
+
+if TYPE_CHECKING:
+    from .query import Watch
 
 QUERY_ROWS = 50  # ACP_MODEL_ROWS_SINGLE: rows of an acp_query result the model sees
 ECHO_SQL_CHARS = 500  # an acp_query's SQL quoted in its dataset's arguments and description
@@ -104,6 +106,8 @@ def query(
     else:
         dataset_id = store.new_id("query")
         save_as = None
+    from .query import run_query  # sqlglot (0.4 CPU-s): not for --check/--print-config; the server imports it at start
+
     conn, result = run_query(store, sql, cache, watch)
     try:
         sample: list[dict[str, Any]] = []

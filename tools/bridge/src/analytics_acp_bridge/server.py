@@ -12,7 +12,7 @@ from analytics_acp.stopping import install_stop_handlers
 from mcp.server.lowlevel import Server
 from mcp.shared.exceptions import MCPError
 
-from . import __version__, skillpub
+from . import __version__, query, skillpub  # noqa: F401  query: acp_query's parser (sqlglot) loaded at start, not on the first query
 from .bridge import Bridge, Paths
 from .redact import RedactingFilter
 

@@ -29,7 +29,6 @@ from typing import Any, Protocol
 from analytics_acp.envelope import cut_long_strings
 from analytics_acp.errors import TableNotFound
 from analytics_acp.tablefile import TableFileWriter, file_uri
-from sqlglot.tokens import Tokenizer
 
 from . import csvtypes, csvwrite
 
@@ -54,6 +53,8 @@ def sql_safe_id(text: str) -> str:
     out = re.sub(r"__+", "_", out) or "dataset"
     if not out[0].isalpha():
         out = f"t_{out}"
+    from sqlglot.tokens import Tokenizer  # here, not at import: bridge --check/--print-config load no SQL parser
+
     if out.upper() in Tokenizer.KEYWORDS:
         out = f"{out}_csv"
     return out
