@@ -50,10 +50,10 @@ class QueryState:
             self.host = StdioHost()
             self.bridge = BridgeHost(self.host, self.tmp, shared_db(self.rows))
             self.bridge.start()
-        _, texts = self.bridge.call(f"{SOURCE}__execute_sql", {"sql": f"SELECT * FROM {TABLE}"})
+        _, texts = self.live.call(f"{SOURCE}__execute_sql", {"sql": f"SELECT * FROM {TABLE}"})
         self.dataset = self.bridge.dataset_of(texts)
-        self.csv = self.bridge.data_dir / f"{self.dataset}.csv"
-        self.bridge.call("acp_query", {"sql": GROUP_BY.format(table=self.dataset)})  # warm (repeated runs)
+        self.csv = self.live.data_dir / f"{self.dataset}.csv"
+        self.live.call("acp_query", {"sql": GROUP_BY.format(table=self.dataset)})  # warm (repeated runs)
 
     def release(self) -> None:
         """Close the bridge after the last case."""
@@ -66,20 +66,27 @@ class QueryState:
                 self.host = self.bridge = None
                 shutil.rmtree(self.tmp, ignore_errors=True)
 
+    @property
+    def live(self) -> BridgeHost:
+        """The bridge, between acquire() and the last release()."""
+        if self.bridge is None:
+            raise RuntimeError("the acp_query case used its bridge before acquire()")
+        return self.bridge
+
     def fresh_copy(self) -> str:
         """A new dataset with the same rows: the CSV copied to a new file and its meta under the new id."""
         self.copies += 1
         new_id = f"{self.dataset}_copy{self.copies}"
-        meta = json.loads((self.bridge.data_dir / f"{self.dataset}.meta.json").read_text(encoding="utf-8"))
+        meta = json.loads((self.live.data_dir / f"{self.dataset}.meta.json").read_text(encoding="utf-8"))
         meta["id"] = new_id
-        (self.bridge.data_dir / f"{new_id}.meta.json").write_text(json.dumps(meta), encoding="utf-8")
-        shutil.copyfile(self.csv, self.bridge.data_dir / f"{new_id}.csv")
+        (self.live.data_dir / f"{new_id}.meta.json").write_text(json.dumps(meta), encoding="utf-8")
+        shutil.copyfile(self.csv, self.live.data_dir / f"{new_id}.csv")
         return new_id
 
     def ours(self, table: str) -> tuple[float, list[dict[str, Any]]]:
-        elapsed, texts = self.bridge.call("acp_query", {"sql": GROUP_BY.format(table=table)})
+        elapsed, texts = self.live.call("acp_query", {"sql": GROUP_BY.format(table=table)})
         answer = json.loads(texts[0])
-        self.bridge.drop_dataset(answer["dataset"])
+        self.live.drop_dataset(answer["dataset"])
         return elapsed, answer["rows"]
 
     def duckdb(self) -> list[tuple]:
@@ -110,17 +117,17 @@ def cases(quick: bool) -> list[Case]:
     def first() -> float:
         table = state.fresh_copy()
         elapsed, rows = state.ours(table)
-        state.bridge.drop_dataset(table)
+        state.live.drop_dataset(table)
         if "same_result_as_duckdb" not in state.facts:
             state.check(rows)
         return elapsed
 
     def just_extracted() -> float:
         # The extraction is not timed (case 2 times it); the query right after it is.
-        _, texts = state.bridge.call(f"{SOURCE}__execute_sql", {"sql": f"SELECT * FROM {TABLE}"})
-        table = state.bridge.dataset_of(texts)
+        _, texts = state.live.call(f"{SOURCE}__execute_sql", {"sql": f"SELECT * FROM {TABLE}"})
+        table = state.live.dataset_of(texts)
         elapsed, rows = state.ours(table)
-        state.bridge.drop_dataset(table)
+        state.live.drop_dataset(table)
         theirs = state.duckdb()
         same = len(rows) == len(theirs) and all(o["channel"] == t[0] and o["n"] == t[1] for o, t in zip(rows, theirs, strict=False))
         state.facts["just_extracted_same_groups_as_duckdb"] = same and state.facts.get("just_extracted_same_groups_as_duckdb", True)
