@@ -96,7 +96,7 @@ HOME = """<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Test
 <script async src="/gtag/js?id=G-TEST123"></script>
 <script async src="/gtm.js?id=GTM-ABC123"></script>
 </head><body data-type="home"><h1>Welcome</h1><h2>Offers</h2>
-<img src="/slow?ms=600" alt="slow">
+<img src="/slow?ms={slow_ms}" alt="slow">
 <a href="/product" id="to-product">Product</a>
 <script>console.error('home console error'); console.warn('home warning');</script>
 </body></html>"""
@@ -157,6 +157,9 @@ class Site:
         self.server = server
         self.origin = f"http://127.0.0.1:{server.server_address[1]}"
         self.hits: list[dict] = []
+        # How long the home page's image takes. It holds up the load event of every visit to "/", so it
+        # is 0 unless a test measures it (the ``slow_home`` fixture): most tests load "/" many times.
+        self.slow_ms = 0
         self.hanging = threading.Event()  # a request reached /hang (which answers once release is set)
         self.release = threading.Event()
 
@@ -186,7 +189,7 @@ def _handler(site: Site):
             query = parse_qs(parts.query)
             path = parts.path
             if path == "/":
-                self._send(HOME.format(origin=site.origin, collect=self._collect_js(query)),
+                self._send(HOME.format(origin=site.origin, collect=self._collect_js(query), slow_ms=site.slow_ms),
                            headers={"Set-Cookie": "srv=1; Path=/"})
             elif path == "/product":
                 self._send(PRODUCT.format(collect=self._collect_js(query)))
@@ -259,6 +262,14 @@ def site():
     server.shutdown()
 
 
+@pytest.fixture
+def slow_home(site):
+    """The home page's image answers after 600 ms for this test (network timings are measured)."""
+    site.slow_ms = 600
+    yield site
+    site.slow_ms = 0
+
+
 FAST = {"settle_ms": 400, "navigation_timeout_ms": 15000, "action_timeout_ms": 5000}
 
 
@@ -267,9 +278,20 @@ def make_ctx(tmp_path):
     """The kit's CallContext factory for direct tool calls (the runtime normally builds it)."""
     from analytics_acp.kit import make_ctx as kit_make_ctx
 
+    base = dict(FAST)
+
     def make(tool="capture", resource_id=None, conversation_id=None, session_id=None, config=None, credentials=None):
         return kit_make_ctx("browser", tool, resource_id=resource_id, conversation_id=conversation_id,
-                            session_id=session_id, config={**FAST, **(config or {})}, credentials=credentials,
+                            session_id=session_id, config={**base, **(config or {})}, credentials=credentials,
                             tmp_dir=tmp_path)
 
+    make.base = base  # type: ignore[attr-defined]
     return make
+
+
+@pytest.fixture
+def no_settle(make_ctx):
+    """make_ctx without the settle wait after each page, for tests of sessions, cookies, errors and screenshots:
+    they read what the page's own scripts did before its load event, never a hit or push sent after it, so the
+    400 ms wait after every visit (twice when the page changed) proves nothing there."""
+    make_ctx.base["settle_ms"] = 0

@@ -36,7 +36,7 @@ def tables(result):
     return {t.name: t.rows for t in result.tables}
 
 
-async def test_multi_page_flow_fills_every_table(site, make_ctx):
+async def test_multi_page_flow_fills_every_table(site, slow_home, make_ctx):
     ctx = make_ctx(resource_id=site.origin, conversation_id=conv())
     result = await capture.run({"url": "/", "actions": FLOW}, ctx)
     t = tables(result)
@@ -134,7 +134,7 @@ async def test_multi_page_flow_fills_every_table(site, make_ctx):
     assert ctx.warnings == []
 
 
-async def test_conversation_keeps_state_across_calls(site, make_ctx):
+async def test_conversation_keeps_state_across_calls(site, make_ctx, no_settle):
     key = conv()
     first = await capture.run({"url": "/"}, make_ctx(resource_id=site.origin, conversation_id=key))
     assert first.manifest["session"] == "new"
@@ -159,7 +159,7 @@ async def test_conversation_keeps_state_across_calls(site, make_ctx):
     assert again.manifest["session"] == "continued"
 
 
-async def test_no_key_means_a_fresh_session_per_call(site, make_ctx):
+async def test_no_key_means_a_fresh_session_per_call(site, make_ctx, no_settle):
     for _ in range(2):
         result = await capture.run({"url": "/"}, make_ctx(resource_id=site.origin))
         assert result.manifest["session"] == "new" and "one-off" in result.manifest["note"]
@@ -212,7 +212,7 @@ async def test_host_rules(site, make_ctx):
         await capture.run({"url": "/"}, make_ctx(resource_id=site.origin, config={"blocked_hosts": "127.0.0.1"}))
 
 
-async def test_staging_credentials(site, make_ctx):
+async def test_staging_credentials(site, make_ctx, no_settle):
     with pytest.raises(CredentialsMissing, match="HTTP authentication"):
         await capture.run({"url": "/protected"}, make_ctx(resource_id=site.origin))
     with pytest.raises(CredentialsInvalid, match="refused") as refused:
@@ -239,7 +239,7 @@ async def test_failed_step_keeps_what_was_captured(site, make_ctx):
     assert [h["en"] for h in tables(result)["ga4_hits"]] == ["page_view", "view_item", "scroll"]
 
 
-async def test_http_errors_and_redirects(site, make_ctx):
+async def test_http_errors_and_redirects(site, make_ctx, no_settle):
     ctx = make_ctx(resource_id=site.origin)
     missing = await capture.run({"url": "/missing"}, ctx)
     assert missing.manifest["pages"][0]["status"] == 404
@@ -249,7 +249,7 @@ async def test_http_errors_and_redirects(site, make_ctx):
     assert (page["url"], page["final_url"], page["status"]) == (site.origin + "/redirect", site.origin + "/product", 200)
 
 
-async def test_screenshot_and_close_session(site, make_ctx, tmp_path):
+async def test_screenshot_and_close_session(site, make_ctx, no_settle, tmp_path):
     key = conv()
     ctx = make_ctx(tool="screenshot", conversation_id=key)
     with pytest.raises(InvalidArguments, match="No page is open"):
@@ -271,7 +271,7 @@ async def test_screenshot_and_close_session(site, make_ctx, tmp_path):
     assert after.manifest["session"] == "new"
 
 
-async def test_idle_timeout_and_session_cap(site, make_ctx):
+async def test_idle_timeout_and_session_cap(site, make_ctx, no_settle):
     config = {"max_sessions": 2}
     keys = [conv() for _ in range(3)]
     for key in keys:
@@ -301,7 +301,7 @@ def _browser_pids(marker: str) -> list[int]:
     return pids
 
 
-async def test_crashed_browser_is_restarted_with_a_warning(site, make_ctx):
+async def test_crashed_browser_is_restarted_with_a_warning(site, make_ctx, no_settle):
     key = conv()
     await capture.run({"url": "/"}, make_ctx(resource_id=site.origin, conversation_id=key))
     pids = _browser_pids(POOL.marker)
@@ -355,7 +355,7 @@ async def test_capture_reports_each_step_and_stops_between_steps_when_cancelled(
     assert [s[0] for s in stopped.seen] == [1, 2]  # the page and the first step, nothing after the cancel
 
 
-async def test_a_cancel_closes_the_page_and_context_of_the_running_capture(site, make_ctx):
+async def test_a_cancel_closes_the_page_and_context_of_the_running_capture(site, make_ctx, no_settle):
     # Issue 28.2 "browser: closes the page/context": a cancel during a step still waiting (a navigation
     # the site never answers) ends it at once; the session leaves the registry and the next call works.
     import anyio

@@ -61,7 +61,7 @@ async def test_press_scroll_wait_and_wait_until(site, make_ctx):
     assert again.manifest["session"] == "continued" and again.manifest["pages"][0]["title"] == "Product"
 
 
-async def test_context_options_reach_the_browser(site, make_ctx):
+async def test_context_options_reach_the_browser(site, make_ctx, no_settle):
     key = conv()
     config = {"user_agent": "AcpAudit/1.0 (test)", "locale": "es-ES", "viewport_width": 800, "viewport_height": 600}
     result = await capture.run({"url": "/whoami"}, make_ctx(resource_id=site.origin, conversation_id=key, config=config))
@@ -81,7 +81,7 @@ async def test_context_options_reach_the_browser(site, make_ctx):
     assert "|LANG=fr-FR" in changed.manifest["pages"][0]["title"]
 
 
-async def test_idle_timeout_comes_from_config(site, make_ctx):
+async def test_idle_timeout_comes_from_config(site, make_ctx, no_settle):
     key = conv()
     config = {"idle_timeout_s": 10}
     await capture.run({"url": "/"}, make_ctx(resource_id=site.origin, conversation_id=key, config=config))
@@ -101,7 +101,7 @@ async def test_idle_timeout_comes_from_config(site, make_ctx):
     assert EVICTED_WARNING not in ctx.warnings
 
 
-async def test_wrong_browser_executable_is_clear_and_spares_other_sessions(site, make_ctx):
+async def test_wrong_browser_executable_is_clear_and_spares_other_sessions(site, make_ctx, no_settle):
     kept = conv()
     await capture.run({"url": "/"}, make_ctx(resource_id=site.origin, conversation_id=kept))
     with pytest.raises(UpstreamError, match="No browser found at /nonexistent/chromium"):
