@@ -5,7 +5,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from analytics_acp.kit import ITEMS, conformance_tests, format_table, run_checklist
+from analytics_acp.kit import ITEMS, conformance_tests, format_table, run_checklist, serve_http
 
 sys.path.insert(0, str(Path(__file__).parent / "external"))
 import acp_external  # noqa: E402
@@ -31,12 +31,18 @@ NOT_APPLICABLE = {"security.transport", "autocontext.cache_partition"}
 test_conformance = conformance_tests("example", **OPTIONS)
 
 
+HTTP_TOKEN = "kit-http-token-0123456789"
+
+
 @pytest.fixture(scope="module")
 def example_results(tmp_path_factory):
-    # Over HTTP (fast: one server for every connection); the one-liner above covers stdio.
+    # Over HTTP (fast: one server for every connection); the one-liner above covers stdio. Behind
+    # ACP_HTTP_TOKEN (what `analytics-acp check --url` uses against a remote server): one server and
+    # one run serve the item tests and the Bearer-token test; the broken servers run without a token.
     log = tmp_path_factory.mktemp("kit") / "server.log"
-    with acp_external.http_example(log) as url:
-        return run_checklist(url=url, package_dir=Path(__file__).parent / "plugins" / "acpexample", **OPTIONS)
+    with acp_external.http_example(log, {"ACP_HTTP_TOKEN": HTTP_TOKEN}) as url:
+        return run_checklist(url=url, token=HTTP_TOKEN, package_dir=Path(__file__).parent / "plugins" / "acpexample",
+                             **OPTIONS)
 
 
 def test_every_item_passes_on_the_example(example_results):
@@ -75,6 +81,9 @@ def broken_results(defect, tmp_path):
         ("spanish_notice", {"results.rows", "handshake.english"}),
         ("no_fetched_at", {"results.system_info"}),
         ("ignore_row_limit", {"results.rows"}),
+        # Checked on the run's first session, still open after another session configured (HTTP: one process).
+        ("sticky_row_limit", {"config.precedence"}),
+        ("no_first_call", {"autocontext.on_first_call"}),
     ],
 )
 def test_kit_fails_on_the_broken_item(defect, items, tmp_path):
@@ -97,6 +106,17 @@ def test_secret_in_the_server_log_is_found():
     assert set(failed) == {"security.secrets"}, format_table(results)
     assert "server stderr" in failed["security.secrets"].evidence
     assert "responses" not in failed["security.secrets"].evidence  # the answers themselves stayed clean
+
+
+def test_secret_in_an_http_servers_log_is_found():
+    # Over HTTP the kit reads the log and folders serve_http reports (server_files): a connector's
+    # credential variants run over one HTTP process lose no part of the 10.1 scan.
+    with serve_http([sys.executable, str(BROKEN), "log_secret"]) as served:
+        results = run_checklist(url=served.url, server_files=served.files, **OPTIONS)
+    failed = {r.item: r for r in results if r.status == "fail"}
+    assert set(failed) == {"security.secrets"}, format_table(results)
+    assert "server server.log" in failed["security.secrets"].evidence
+    assert "responses" not in failed["security.secrets"].evidence
 
 
 def test_not_an_acp_server_fails_the_handshake(tmp_path):
@@ -122,16 +142,14 @@ def test_needs_exactly_one_target():
         run_checklist(["x"], url="http://127.0.0.1:1/mcp")
 
 
-def test_kit_over_streamable_http_with_bearer_token(tmp_path):
+def test_kit_over_streamable_http_with_bearer_token(example_results):
     # The same checklist through AcpClient.http (what `analytics-acp check --url` uses), behind ACP_HTTP_TOKEN.
-    token = "kit-http-token-0123456789"
-    with acp_external.http_example(tmp_path / "server.log", {"ACP_HTTP_TOKEN": token}) as url:
-        results = run_checklist(url=url, token=token, **OPTIONS)
+    results = example_results
     by_item = {r.item: r for r in results}
     assert not [r for r in results if r.status == "fail"], format_table(results)
     assert by_item["security.transport"].status == "n/a" and "loopback" in by_item["security.transport"].evidence
     assert by_item["catalog.selection"].status == "pass" and by_item["results.table_ref"].status == "pass"
-    assert token not in format_table(results)
+    assert HTTP_TOKEN not in format_table(results)
 
 
 def test_kit_sends_nothing_of_acp_to_another_major_version(tmp_path):

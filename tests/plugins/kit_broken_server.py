@@ -8,6 +8,9 @@ Usage: ``python kit_broken_server.py <defect> [--port N]`` (stdio, or Streamable
 - ``no_fetched_at``: system_info lacks fetched_at (8.4).
 - ``ignore_row_limit``: model_response.rows holds the full table (8.2, 9.3).
 - ``log_secret``: the server writes the call's credentials to its log on stderr (10.1).
+- ``sticky_row_limit``: a row_limit seen in _meta stays for every later call of the process,
+  whatever its session (5.3: _meta is per call; a session that never configured uses defaults).
+- ``no_first_call``: extractions never carry their on_first_call autocontext (7.5).
 """
 
 from __future__ import annotations
@@ -20,7 +23,8 @@ import anyio
 from analytics_acp import runtime as core_runtime
 from analytics_acp.plugins import load_connector
 
-DEFECTS = ("omit_cost_limit", "echo_secret", "spanish_notice", "no_fetched_at", "ignore_row_limit", "log_secret")
+DEFECTS = ("omit_cost_limit", "echo_secret", "spanish_notice", "no_fetched_at", "ignore_row_limit", "log_secret",
+           "sticky_row_limit", "no_first_call")
 
 
 def _edit_result(defect: str, result: dict[str, Any], meta: Any) -> dict[str, Any]:
@@ -32,6 +36,11 @@ def _edit_result(defect: str, result: dict[str, Any], meta: Any) -> dict[str, An
             info["debug_api_key"] = key
     elif defect == "no_fetched_at":
         info.pop("fetched_at", None)
+    elif defect == "no_first_call" and info.get("autocontext_attached"):
+        model = json.loads(result["content"][0]["text"])
+        model.pop("autocontext", None)
+        info["autocontext_attached"] = False
+        result["content"][0]["text"] = json.dumps(model)
     elif acp.get("kind") == "extraction" and defect in ("spanish_notice", "ignore_row_limit"):
         model = json.loads(result["content"][0]["text"])
         if defect == "spanish_notice" and "total_rows" in model:
@@ -60,8 +69,14 @@ def main(defect: str, port: int | None = None) -> None:
     core_runtime.configure_logging()
     acp = core_runtime.build_server(load_connector("example"))
     call = acp.runtime.call
+    sticky: dict[str, Any] = {}
 
     async def broken_call(name, arguments, meta, *args, **kwargs):
+        if defect == "sticky_row_limit" and isinstance(meta, dict):
+            if "row_limit" in meta:
+                sticky["row_limit"] = meta["row_limit"]
+            elif "row_limit" in sticky:
+                meta = {**meta, "row_limit": sticky["row_limit"]}
         if defect == "log_secret" and isinstance(meta, dict) and meta.get("credentials"):
             print(f"debug: {name} called with credentials {json.dumps(meta['credentials'])}", file=sys.stderr)
         result = await call(name, arguments, meta, *args, **kwargs)

@@ -1,8 +1,14 @@
 """The core's conformance kit (spec 14.2 checklist) against `analytics-acp serve bigquery` and the fake API,
-with both credential variants (service account key; OAuth refresh token)."""
+with both credential variants (service account key; OAuth refresh token).
+
+The service account run is the whole checklist over stdio (a server process per session); the OAuth run
+goes over Streamable HTTP to one `serve bigquery --http` process (every session on it, its log and
+folders scanned for the credentials too): the variant changes what the credentials do, not the transport.
+"""
 
 from __future__ import annotations
 
+from contextlib import ExitStack
 from pathlib import Path
 
 import pytest
@@ -33,14 +39,20 @@ def test_conformance_bigquery(world, variant):
         schema=[{"name": "event_name", "type": "STRING"}, {"name": "n", "type": "INTEGER"}],
         total_rows=3, row=lambda i: [["page_view", "scroll", "click"][i], [30, 20, 10][i]]))
     credentials = world.service_account() if variant == "service_account" else world.oauth_credentials()
-    results = kit.run_checklist(
-        kit.serve_command("bigquery"),
-        credentials=credentials,
-        config=world.config,
-        resource_id="mi-proyecto.analytics_123",
-        sample_calls=_samples(world.config),
-        package_dir=PACKAGE_DIR,
-    )
+    with ExitStack() as stack:
+        if variant == "service_account":
+            target = {"command": kit.serve_command("bigquery")}
+        else:
+            served = stack.enter_context(kit.serve_http([*kit.serve_command("bigquery"), "--http"]))
+            target = {"url": served.url, "server_files": served.files}
+        results = kit.run_checklist(
+            **target,
+            credentials=credentials,
+            config=world.config,
+            resource_id="mi-proyecto.analytics_123",
+            sample_calls=_samples(world.config),
+            package_dir=PACKAGE_DIR,
+        )
     print(kit.format_table(results))
     failed = [r for r in results if r.status == "fail"]
     assert not failed, "ACP conformance failures (14.2):\n" + "\n".join(str(r) for r in failed)

@@ -14,6 +14,17 @@ from analytics_acp_databases.example_db import create_example_db  # noqa: E402
 PACKAGE_DIR = Path(__file__).resolve().parents[1]
 
 
+@pytest.fixture(scope="module")
+def served():
+    """One `serve databases --http` process for the PostgreSQL and MariaDB runs (a session per probe).
+
+    The SQLite run keeps the whole checklist over stdio; the other engines only change what the
+    credentials reach, so their runs share one process, whose log and folders the kit still scans.
+    """
+    with kit.serve_http([*kit.serve_command("databases"), "--http"]) as server:
+        yield server
+
+
 def test_conformance_databases(tmp_path):
     db = create_example_db(tmp_path / "ventas.sqlite", end=dt.date(2026, 9, 28))
     results = kit.run_checklist(
@@ -33,14 +44,14 @@ def test_conformance_databases(tmp_path):
 
 
 @pytest.mark.services
-def test_conformance_databases_postgresql(pg_schema):
+def test_conformance_databases_postgresql(pg_schema, served):
     """The same checklist on PostgreSQL, with a password in a URL credential (the kit hunts for it everywhere)."""
     _creds, schema, admin = pg_schema
     with admin.begin() as conn:
         conn.exec_driver_sql(f'CREATE TABLE "{schema}".daily (day date, channel text, orders int)')
         conn.exec_driver_sql(f"INSERT INTO \"{schema}\".daily SELECT DATE '2026-09-01' + g, 'web', g FROM generate_series(0, 29) g")
     results = kit.run_checklist(
-        kit.serve_command("databases"),
+        url=served.url, server_files=served.files,
         credentials={"type": "url", "url": "postgresql://postgres:Kit-Secret-Pw-77@127.0.0.1:5432/test"},
         resource_id=f"test.{schema}",
         sample_calls=[
@@ -55,7 +66,7 @@ def test_conformance_databases_postgresql(pg_schema):
 
 
 @pytest.mark.services
-def test_conformance_databases_mariadb(maria_db):
+def test_conformance_databases_mariadb(maria_db, served):
     """The checklist on MariaDB, as a user with a password in a `url` credential.
 
     (A `server` credential fails the kit's secrets item: the kit treats every credential string as
@@ -73,7 +84,7 @@ def test_conformance_databases_mariadb(maria_db):
             conn.exec_driver_sql(f"GRANT SELECT, INSERT, CREATE, DROP ON `{name}`.* TO '{user}'@'{host}'")
     try:
         results = kit.run_checklist(
-            kit.serve_command("databases"),
+            url=served.url, server_files=served.files,
             credentials={"type": "url", "url": f"mysql+pymysql://{user}:{secret}@127.0.0.1:3306/{name}"},
             resource_id=name,
             sample_calls=[

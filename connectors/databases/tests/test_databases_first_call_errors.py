@@ -4,6 +4,10 @@ that connects (resource listing 6.3, autocontext blocks 7.3, execute_sql, valida
 
 wrong login -> ACP_CREDENTIALS_INVALID, unknown database -> ACP_RESOURCE_NOT_FOUND,
 unreachable -> ACP_UPSTREAM_ERROR naming host:port (12.1).
+
+One `serve databases --http` process answers every case but the first, each on its own session with
+credentials no other case uses (so every connection is still that server's first to that target);
+the first case goes over stdio, a process of its own.
 """
 
 from __future__ import annotations
@@ -15,6 +19,7 @@ from pathlib import Path
 import anyio
 import pytest
 from analytics_acp.host import AcpClient
+from analytics_acp.kit import serve_http
 
 PG = {"type": "server", "dialect": "postgresql", "host": "127.0.0.1", "port": 5432, "user": "postgres", "database": "test"}
 MARIA = {"type": "server", "dialect": "mariadb", "host": "127.0.0.1", "port": 3306, "user": "root", "database": "test"}
@@ -44,9 +49,18 @@ async def _paths(client: AcpClient, credentials: dict, resource: str, sql: str) 
     return out
 
 
-def _check(credentials: dict, resource: str, expected: str, *needles: str, sql: str = "SELECT 1") -> None:
+@pytest.fixture(scope="module")
+def served():
+    """The one HTTP server process of this module (a host session per test)."""
+    with serve_http([*_command(), "--http"]) as server:
+        yield server
+
+
+def _check(credentials: dict, resource: str, expected: str, *needles: str, sql: str = "SELECT 1",
+           served=None) -> None:
     async def main():
-        async with AcpClient.stdio(_command()) as client:
+        connect = AcpClient.http(served.url) if served is not None else AcpClient.stdio(_command())
+        async with connect as client:
             seen = await _paths(client, credentials, resource, sql)
         for path, (name, message) in seen.items():
             assert name == expected, (path, name, message)
@@ -64,38 +78,38 @@ def test_sqlite_file_that_is_not_a_database(tmp_path):
     _check({"type": "sqlite", "path": str(junk)}, "junk", INVALID, "cannot be opened", sql="SELECT count(*) FROM sqlite_master")
 
 
-def test_duckdb_file_that_is_not_a_database(tmp_path):
+def test_duckdb_file_that_is_not_a_database(tmp_path, served):
     junk = tmp_path / "junk.duckdb"
     junk.write_text("not a database " * 100)
-    _check({"type": "duckdb", "path": str(junk)}, "junk", INVALID, "cannot be opened")
+    _check({"type": "duckdb", "path": str(junk)}, "junk", INVALID, "cannot be opened", served=served)
 
 
-def test_sqlite_file_that_does_not_exist(tmp_path):
-    _check({"type": "sqlite", "path": str(tmp_path / "gone.db")}, "gone", INVALID, "'gone.db' does not exist")
+def test_sqlite_file_that_does_not_exist(tmp_path, served):
+    _check({"type": "sqlite", "path": str(tmp_path / "gone.db")}, "gone", INVALID, "'gone.db' does not exist", served=served)
 
 
 @pytest.mark.services
-def test_postgresql_unknown_role(need):
+def test_postgresql_unknown_role(need, served):
     need(5432, "PostgreSQL")
-    _check({**PG, "user": "acp_no_such_role"}, "test", INVALID, "acp_no_such_role")
+    _check({**PG, "user": "acp_no_such_role"}, "test", INVALID, "acp_no_such_role", served=served)
 
 
 @pytest.mark.services
-def test_postgresql_unknown_database(need):
+def test_postgresql_unknown_database(need, served):
     need(5432, "PostgreSQL")
-    _check({**PG, "database": "acp_no_such_db"}, "acp_no_such_db", NOT_FOUND, "acp_no_such_db")
+    _check({**PG, "database": "acp_no_such_db"}, "acp_no_such_db", NOT_FOUND, "acp_no_such_db", served=served)
 
 
 @pytest.mark.services
-def test_mariadb_wrong_password(need):
+def test_mariadb_wrong_password(need, served):
     need(3306, "MariaDB")
-    _check({**MARIA, "password": "s3cret-PW"}, "test", INVALID, "Access denied")
+    _check({**MARIA, "password": "s3cret-PW"}, "test", INVALID, "Access denied", served=served)
 
 
 @pytest.mark.services
-def test_mariadb_unknown_database(need):
+def test_mariadb_unknown_database(need, served):
     need(3306, "MariaDB")
-    _check({**MARIA, "database": "acp_no_such_db"}, "acp_no_such_db", NOT_FOUND, "acp_no_such_db")
+    _check({**MARIA, "database": "acp_no_such_db"}, "acp_no_such_db", NOT_FOUND, "acp_no_such_db", served=served)
 
 
 @pytest.mark.parametrize("credentials", [
@@ -103,5 +117,5 @@ def test_mariadb_unknown_database(need):
     {**MARIA, "port": 1},
     {"type": "url", "url": "postgresql://postgres:s3cret-PW@127.0.0.1:1/test"},
 ], ids=["postgresql", "mariadb", "url"])
-def test_unreachable_server_names_host_and_port(credentials):
-    _check(credentials, "test", UPSTREAM, "Could not connect to the", "server at 127.0.0.1:1")
+def test_unreachable_server_names_host_and_port(credentials, served):
+    _check(credentials, "test", UPSTREAM, "Could not connect to the", "server at 127.0.0.1:1", served=served)

@@ -1,8 +1,14 @@
 """The core's conformance kit (spec 14.2) against `analytics-acp serve gsc` on the fake Search Console,
-with both credential variants: a service account key and an OAuth refresh token."""
+with both credential variants: a service account key and an OAuth refresh token.
+
+The service account run is the whole checklist over stdio (a server process per session); the OAuth run
+goes over Streamable HTTP to one `serve gsc --http` process (every session on it, its log and folders
+scanned for the credentials too): the variant changes what the credentials do, not the transport.
+"""
 
 from __future__ import annotations
 
+from contextlib import ExitStack
 from pathlib import Path
 
 import pytest
@@ -39,15 +45,21 @@ def _samples(site: str) -> list:
 def test_conformance_gsc(served_env, variant):
     credentials = served_env.service_account() if variant == "service_account" else served_env.oauth_user()
     site = DOMAIN if variant == "service_account" else PREFIX
-    results = kit.run_checklist(
-        kit.serve_command("gsc"),
-        credentials=credentials,
-        config=served_env.config,
-        resource_id=site,
-        sample_calls=_samples(site),
-        host_tables=_host_tables(site),
-        package_dir=PACKAGE_DIR,
-    )
+    with ExitStack() as stack:
+        if variant == "service_account":
+            target = {"command": kit.serve_command("gsc")}
+        else:
+            served = stack.enter_context(kit.serve_http([*kit.serve_command("gsc"), "--http"]))
+            target = {"url": served.url, "server_files": served.files}
+        results = kit.run_checklist(
+            **target,
+            credentials=credentials,
+            config=served_env.config,
+            resource_id=site,
+            sample_calls=_samples(site),
+            host_tables=_host_tables(site),
+            package_dir=PACKAGE_DIR,
+        )
     print(kit.format_table(results))
     failed = [r for r in results if r.status == "fail"]
     assert not failed, "ACP conformance failures (14.2):\n" + "\n".join(str(r) for r in failed)

@@ -15,7 +15,7 @@ One line in a connector's tests::
 API
 ---
 ``run_checklist(command=None, *, url=None, token=None, credentials=None, config=None, resource_id=None,
-sample_calls=None, env=None, cwd=None, host_tables=None, package_dir=None) -> list[CheckResult]``
+sample_calls=None, env=None, cwd=None, host_tables=None, package_dir=None, server_files=None) -> list[CheckResult]``
     Exactly one of ``command`` (argv of a stdio server, e.g. ``["analytics-acp", "serve", "example"]``)
     or ``url`` (Streamable HTTP endpoint, with optional Bearer ``token``). ``credentials`` / ``config``
     travel in ``_meta.acp`` (and through ``acp/configure`` in the configure probes); ``resource_id`` is
@@ -29,7 +29,11 @@ sample_calls=None, env=None, cwd=None, host_tables=None, package_dir=None) -> li
     ``env`` is added to the server's environment; the kit points ACP_CACHE_DIR and ACP_TMP_DIR at a
     private folder (unless ``env`` sets them) and scans it, the server's stderr and every answer for the
     credential strings. ``package_dir`` (the connector folder) enables the skills check.
+    ``server_files`` (with ``url``): the HTTP server's log and folders, scanned for the credentials too.
 ``arun_checklist(...)``: the same, as a coroutine.
+``serve_http(command, *, env=None, folder=None)``: a context manager running ``command --port N`` (e.g.
+    ``serve_command(id) + ["--http"]``) on loopback; yields ``ServedHttp(url, log, files)``. Several runs
+    (credential variants) against one process: ``run_checklist(url=s.url, server_files=s.files, ...)``.
 ``CheckResult(item, status, evidence, section)``: ``status`` is ``"pass"``, ``"fail"`` or ``"n/a"``;
     ``item`` ids are the keys of ``ITEMS`` (e.g. ``"handshake.cost_limit"``, ``"security.secrets"``).
 ``conformance_tests(connector_id, *, allow_fail=(), **run_checklist_kwargs)``: a pytest test function
@@ -46,6 +50,7 @@ from .fakes import FakeHost, RecordingSignals, make_ctx
 from .model import ITEMS, CheckResult
 from .pytest_support import conformance_tests, format_table, serve_command
 from .run import KIT_HOST_TABLES
+from .served import ServedHttp, serve_http
 
 __all__ = [
     "ITEMS",
@@ -53,10 +58,12 @@ __all__ = [
     "CheckResult",
     "FakeHost",
     "RecordingSignals",
+    "ServedHttp",
     "arun_checklist",
     "conformance_tests",
     "format_table",
     "make_ctx",
     "run_checklist",
     "serve_command",
+    "serve_http",
 ]

@@ -132,8 +132,13 @@ async def _examples(run: Run, client: Any) -> None:
                 f"example {example!r} refused: {(seen.result.error or {}).get('message', '')[:200]}")
 
 
-async def on_first_call(run: Run) -> None:
-    """autocontext.on_first_call: the 7.5 table, on its own connection."""
+async def on_first_call(run: Run, client: Any) -> None:
+    """autocontext.on_first_call: the 7.5 table, on ``client`` (the run's first session).
+
+    7.5 keys delivery by ``_meta.acp.session_id`` and ``autocontext_delivered``, not by connection, and
+    no earlier call of the run sends the session ids used here (kit-s1, kit-s2), so the table starts
+    clean on a session that is already open.
+    """
     f = run.findings
     auto = run.capability.get("autocontext") or {}
     if "on_first_call" not in (auto.get("delivery") or []):
@@ -154,14 +159,13 @@ async def on_first_call(run: Run) -> None:
         ({"autocontext_delivered": False}, True),
         ({"autocontext_delivered": False}, True),
     ]
-    async with run.connect() as client:
-        for extra, expected in cases:
-            seen = await run.call(client, sample.tool, args, {**base, **extra}, label=f"{sample.tool}[7.5 {extra}]")
-            if seen.result.is_error:
-                f.fail("autocontext.on_first_call", f"{extra}: {seen.result.text[:160]}")
-                continue
-            attached = "autocontext" in (seen.result.model_response or {})
-            flag = (seen.result.system_info or {}).get("autocontext_attached")
-            f.check("autocontext.on_first_call", attached == expected and flag == expected,
-                    f"{extra or 'no session'} -> attached={attached}",
-                    f"{extra or 'no session'}: attached={attached}, autocontext_attached={flag}, expected {expected}")
+    for extra, expected in cases:
+        seen = await run.call(client, sample.tool, args, {**base, **extra}, label=f"{sample.tool}[7.5 {extra}]")
+        if seen.result.is_error:
+            f.fail("autocontext.on_first_call", f"{extra}: {seen.result.text[:160]}")
+            continue
+        attached = "autocontext" in (seen.result.model_response or {})
+        flag = (seen.result.system_info or {}).get("autocontext_attached")
+        f.check("autocontext.on_first_call", attached == expected and flag == expected,
+                f"{extra or 'no session'} -> attached={attached}",
+                f"{extra or 'no session'}: attached={attached}, autocontext_attached={flag}, expected {expected}")

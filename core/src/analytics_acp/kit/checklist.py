@@ -29,11 +29,13 @@ def run_checklist(
     cwd: str | None = None,
     host_tables: dict[str, dict[str, Any]] | None = None,
     package_dir: str | Path | None = None,
+    server_files: list[str | Path] | None = None,
 ) -> list[CheckResult]:
     """Run the checklist synchronously (see the package docstring); returns one CheckResult per item."""
     return anyio.run(lambda: arun_checklist(
         command, url=url, token=token, credentials=credentials, config=config, resource_id=resource_id,
         sample_calls=sample_calls, env=env, cwd=cwd, host_tables=host_tables, package_dir=package_dir,
+        server_files=server_files,
     ))
 
 
@@ -51,10 +53,13 @@ async def arun_checklist(
     host_tables: dict[str, dict[str, Any]] | None = None,
     package_dir: str | Path | None = None,
     progress: Callable[[str], None] | None = None,
+    server_files: list[str | Path] | None = None,
 ) -> list[CheckResult]:
     """Async ``run_checklist`` (for callers already inside an event loop).
 
     ``progress`` receives the name of each step as it starts (a long run shows where it is).
+    ``server_files``: files or folders an HTTP server writes (its log, cache, temp) that the secret
+    scan reads too; a stdio server's stderr and folders are the kit's own and always scanned.
     """
     if (command is None) == (url is None):
         raise ValueError("run_checklist needs exactly one of command (stdio) or url (Streamable HTTP)")
@@ -63,6 +68,7 @@ async def arun_checklist(
               host_tables={**KIT_HOST_TABLES, **(host_tables or {})},
               package_dir=Path(package_dir) if package_dir else None)
     run.progress = progress
+    run.server_files = [Path(p) for p in server_files or []]
     try:
         await _probe(run)
     finally:
@@ -106,12 +112,17 @@ async def _probe(run: Run) -> None:
         seen = await run.call(client, "kit_no_such_tool", {}, run.meta(), label="unknown tool")
         f.check("errors.typed", (seen.result.error or {}).get("name") == "ACP_INVALID_ARGUMENTS",
                 "unknown tool -> ACP_INVALID_ARGUMENTS", f"unknown tool gave {seen.result.text[:160]}")
-    _step(run, "plain MCP client (4.3)")
-    await session.plain_mcp(run)
-    _step(run, "acp/configure")
-    await session.configure(run)
-    _step(run, "autocontext on first call (7.5)")
-    await autocontext.on_first_call(run)
+        # The probes below that need their own client capabilities or session state open their own
+        # sessions; this one stays open for those that need a session that never configured (a new
+        # stdio connection is a new server process: ~1 CPU-s each, and it would prove no more).
+        _step(run, "plain MCP client (4.3)")
+        await session.plain_mcp(run)
+        _step(run, "acp/configure")
+        await session.configure(run)
+        _step(run, "unconfigured session (5.3, 6.1)")
+        await session.unconfigured(run, client)
+        _step(run, "autocontext on first call (7.5)")
+        await autocontext.on_first_call(run, client)
     autocontext.cache_partition(run)
     _step(run, "host tables unsupported (8.8)")
     await samples.host_tables_unsupported(run)
@@ -170,6 +181,12 @@ def _scan_secrets(run: Run) -> None:
             for path in folder.rglob("*"):
                 if path.is_file():
                     places.append((f"{key}/{path.relative_to(folder)}", path.read_text(encoding="utf-8", errors="replace")))
+    # An HTTP server's own log and folders, when the caller says where they are (kit.serve_http does).
+    for given in run.server_files:
+        for path in ([given] if given.is_file() else sorted(given.rglob("*")) if given.is_dir() else []):
+            if path.is_file():
+                places.append((f"server {path.name if path == given else path.relative_to(given)}",
+                               path.read_text(encoding="utf-8", errors="replace")))
     found = [f"{where}: {', '.join(leaked(text, secrets))}" for where, text in places if leaked(text, secrets)]
     f.check("security.secrets", not found,
             f"{len(secrets)} secret value(s) absent from {len(run.wire)} answers, logs and {len(places) - 1} files",

@@ -70,6 +70,7 @@ class Run:
         self.credentials, self.config, self.resource_id = credentials, config, resource_id
         self.samples, self.host_tables, self.package_dir = samples, host_tables, package_dir
         self.findings = Findings()
+        self.server_files: list[Path] = []  # an HTTP server's log/cache/tmp the secret scan reads too
         self.progress: Callable[[str], None] | None = None  # told the name of each step as it starts
         self.seen: list[Seen] = []
         self.texts: list[tuple[str, str]] = []  # (where, published text) for the English check

@@ -54,7 +54,6 @@ async def plain_mcp(run: Run) -> None:
 async def configure(run: Run) -> None:
     """config.configure, config.invalid_limit, config.precedence, config.no_system_arguments, resources.default."""
     f = run.findings
-    defaults = run.capability.get("defaults") or {}
     async with run.connect() as client:
         first = await client.configure(row_limit=3)
         second = await client.configure(cost_limit_usd=1.5)
@@ -104,14 +103,28 @@ async def configure(run: Run) -> None:
                     f"{key} in arguments refused", f"{key} in arguments gave {_error_name(seen) or 'success'}")
         await _default_resource(run, client, sample, meta)
 
-    async with run.connect() as fresh:
-        plain_meta = run.meta(**{"autocontext_delivered": True, **{k: v for k, v in sample.meta.items() if k != "row_limit"}})
-        seen = await run.call(fresh, sample.tool, args, plain_meta, label=f"{sample.tool}[defaults]")
-        fresh_limit = (seen.result.system_info or {}).get("row_limit")
-        f.check("config.precedence", fresh_limit == defaults.get("row_limit"),
-                f"fresh session uses defaults.row_limit {fresh_limit}",
-                f"fresh session row_limit {fresh_limit} instead of defaults {defaults.get('row_limit')}")
-        await _resource_required(run, fresh, sample, plain_meta)
+
+async def unconfigured(run: Run, client: Any) -> None:
+    """config.precedence / resources.default on a session that never called acp/configure.
+
+    ``client`` is the run's first session, still open: it never configured, and this runs after the
+    configure probe's session set row_limit 3, row_limit 2 in _meta and a default resource, so a
+    server that lets one session's settings reach another still fails here (over HTTP both sessions
+    are on one process). Over stdio a new connection would be a new process, which proves no more.
+    """
+    f = run.findings
+    sample = _first_extraction(run)
+    if sample is None:  # configure() reported the items n/a
+        return
+    defaults = run.capability.get("defaults") or {}
+    args = run.with_resource(sample.tool, sample.arguments)
+    plain_meta = run.meta(**{"autocontext_delivered": True, **{k: v for k, v in sample.meta.items() if k != "row_limit"}})
+    seen = await run.call(client, sample.tool, args, plain_meta, label=f"{sample.tool}[defaults]")
+    fresh_limit = (seen.result.system_info or {}).get("row_limit")
+    f.check("config.precedence", fresh_limit == defaults.get("row_limit"),
+            f"unconfigured session uses defaults.row_limit {fresh_limit}",
+            f"unconfigured session row_limit {fresh_limit} instead of defaults {defaults.get('row_limit')}")
+    await _resource_required(run, client, sample, plain_meta)
 
 
 async def _expect_invalid_limit(run: Run, client: Any, params: dict[str, Any]) -> None:
