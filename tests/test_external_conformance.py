@@ -51,7 +51,7 @@ def conformance(tmp_path_factory):
     work = tmp_path_factory.mktemp("conformance")
     out_dir, log = work / "results", work / "conformance.log"
     out_dir.mkdir()
-    with acp_external.http_example(work / "server.log") as url:
+    with acp_external.http_example(work / "server") as url:
         with open(log, "w", encoding="utf-8") as sink:
             proc = subprocess.run([str(acp_external.NODE), str(CONFORMANCE), "server", "--url", url, "-o", str(out_dir)],
                                   stdout=sink, stderr=subprocess.STDOUT, env=acp_external.node_env(), timeout=600)

@@ -68,7 +68,7 @@ def test_inspector_call_error_is_typed(tmp_path):
 
 def test_inspector_over_streamable_http(tmp_path):
     acp_external.require_npm_clients()
-    with acp_external.http_example(tmp_path / "server.log") as url:
+    with acp_external.http_example(tmp_path / "server") as url:
         listing = inspector(tmp_path, [url], "--method", "tools/list")
         result = inspector(tmp_path, [url], "--method", "tools/call", "--tool-name", "autocontext")
     assert {"autocontext", "query_orders"} <= {t["name"] for t in listing["tools"]}

@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from analytics_acp.kit import serve_http
 
 sys.path.insert(0, str(Path(__file__).parent / "external"))
 import acp_external  # noqa: E402
@@ -117,18 +118,10 @@ def progress_cancel(request, tmp_path_factory):
     if request.param == "stdio":
         env["ACP_SERVER_COMMAND"] = json.dumps(SERVE_MINI)
         return {**_run_progress_cancel(env, logs / "ts.stderr"), "transport": "stdio"}
-    port = acp_external.free_port()
-    with open(logs / "server.log", "w") as log:
-        server = subprocess.Popen([*SERVE_MINI, "--http", "--port", str(port)], env=env, stdout=log,
-                                  stderr=subprocess.STDOUT)
-    try:
-        acp_external._wait_listening(server, port, logs / "server.log")
-        env["ACP_SERVER_URL"] = f"http://127.0.0.1:{port}/mcp"
-        env["ACP_SERVER_PID"] = str(server.pid)
+    with serve_http([*SERVE_MINI, "--http"], env=env, folder=logs / "server") as served:
+        env["ACP_SERVER_URL"] = served.url
+        env["ACP_SERVER_PID"] = str(served.pid)
         return {**_run_progress_cancel(env, logs / "ts.stderr"), "transport": "http"}
-    finally:
-        server.terminate()
-        server.wait(timeout=20)
 
 
 def test_onprogress_gets_the_progress_in_order_with_a_final_one(progress_cancel):

@@ -39,8 +39,7 @@ def example_results(tmp_path_factory):
     # Over HTTP (fast: one server for every connection); the one-liner above covers stdio. Behind
     # ACP_HTTP_TOKEN (what `analytics-acp check --url` uses against a remote server): one server and
     # one run serve the item tests and the Bearer-token test; the broken servers run without a token.
-    log = tmp_path_factory.mktemp("kit") / "server.log"
-    with acp_external.http_example(log, {"ACP_HTTP_TOKEN": HTTP_TOKEN}) as url:
+    with acp_external.http_example(tmp_path_factory.mktemp("kit"), {"ACP_HTTP_TOKEN": HTTP_TOKEN}) as url:
         return run_checklist(url=url, token=HTTP_TOKEN, package_dir=Path(__file__).parent / "plugins" / "acpexample",
                              **OPTIONS)
 
@@ -68,7 +67,7 @@ _BROKEN_RESULTS = {}
 def broken_results(defect, tmp_path):
     """The checklist against ``kit_broken_server.py <defect>`` over HTTP (cached per defect)."""
     if defect not in _BROKEN_RESULTS:
-        with acp_external.http_server([sys.executable, str(BROKEN), defect], tmp_path / "server.log") as url:
+        with acp_external.http_server([sys.executable, str(BROKEN), defect], tmp_path / "served") as url:
             _BROKEN_RESULTS[defect] = run_checklist(url=url, **OPTIONS)
     return _BROKEN_RESULTS[defect]
 

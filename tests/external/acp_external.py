@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import os
-import socket
-import subprocess
 import sys
-import time
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
+from analytics_acp.kit import serve_http
 
 HERE = Path(__file__).resolve().parent
 NODE_MODULES = HERE / "node_modules"
@@ -36,47 +35,18 @@ def node_env() -> dict[str, str]:
     return env
 
 
-def free_port() -> int:
-    """A free loopback port for this test's own server."""
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
 @contextmanager
-def http_example(log_path: Path, extra_env: dict[str, str] | None = None):
+def http_example(folder: Path, extra_env: dict[str, str] | None = None) -> Iterator[str]:
     """`analytics-acp serve example --http --port N` on loopback; yields the /mcp URL."""
-    with http_server([*SERVE_EXAMPLE, "--http"], log_path, extra_env) as url:
+    with http_server([*SERVE_EXAMPLE, "--http"], folder, extra_env) as url:
         yield url
 
 
 @contextmanager
-def http_server(command: list[str], log_path: Path, extra_env: dict[str, str] | None = None):
-    """Run ``command --port N`` (an HTTP ACP server) on a free loopback port; yields the /mcp URL."""
-    port = free_port()
-    with open(log_path, "w", encoding="utf-8") as log:
-        proc = subprocess.Popen([*command, "--port", str(port)], stdout=log, stderr=subprocess.STDOUT,
-                                env={**os.environ, **(extra_env or {})})
-        try:
-            _wait_listening(proc, port, log_path)
-            yield f"http://127.0.0.1:{port}/mcp"
-        finally:
-            proc.terminate()
-            try:
-                proc.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
+def http_server(command: list[str], folder: Path, extra_env: dict[str, str] | None = None) -> Iterator[str]:
+    """Run ``command --port N`` (an HTTP ACP server) through the kit's serve_http; yields the /mcp URL.
 
-
-def _wait_listening(proc: subprocess.Popen, port: int, log_path: Path) -> None:
-    # Readiness wait, not a timing assertion: the server imports the SDK before it binds.
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            raise RuntimeError(f"server exited with {proc.returncode}: {log_path.read_text()[-2000:]}")
-        with socket.socket() as sock:
-            if sock.connect_ex(("127.0.0.1", port)) == 0:
-                return
-        time.sleep(0.1)
-    raise RuntimeError(f"server did not listen on {port}: {log_path.read_text()[-2000:]}")
+    Its log is ``folder/server.log``, its cache and temp folders are in ``folder`` too.
+    """
+    with serve_http(command, env=extra_env, folder=folder) as served:
+        yield served.url

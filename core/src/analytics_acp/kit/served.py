@@ -25,6 +25,7 @@ class ServedHttp:
     url: str
     log: Path
     files: list[Path]
+    pid: int  # the server process (a test may read its CPU time or signal it)
 
 
 def _free_port() -> int:
@@ -70,7 +71,7 @@ def serve_http(command: list[str], *, env: dict[str, str] | None = None,
                         raise RuntimeError(f"server did not listen on {port}: {log.read_text()[-2000:]}")
                     threading.Event().wait(0.05)
                 yield ServedHttp(url=f"http://127.0.0.1:{port}/mcp", log=log,
-                                 files=[log, Path(extra["ACP_CACHE_DIR"]), Path(extra["ACP_TMP_DIR"])])
+                                 files=[log, Path(extra["ACP_CACHE_DIR"]), Path(extra["ACP_TMP_DIR"])], pid=proc.pid)
             finally:
                 proc.terminate()
                 try:
