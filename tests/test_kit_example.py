@@ -83,6 +83,7 @@ def broken_results(defect, tmp_path):
         # Checked on the run's first session, still open after another session configured (HTTP: one process).
         ("sticky_row_limit", {"config.precedence"}),
         ("no_first_call", {"autocontext.on_first_call"}),
+        ("no_progress", {"calls.progress"}),
     ],
 )
 def test_kit_fails_on_the_broken_item(defect, items, tmp_path):

@@ -11,6 +11,8 @@ Usage: ``python kit_broken_server.py <defect> [--port N]`` (stdio, or Streamable
 - ``sticky_row_limit``: a row_limit seen in _meta stays for every later call of the process,
   whatever its session (5.3: _meta is per call; a session that never configured uses defaults).
 - ``no_first_call``: extractions never carry their on_first_call autocontext (7.5).
+- ``no_progress``: calls run without the request's progress sender, so a client that sent a
+  progressToken hears no notifications/progress (MCP; issue 28.4).
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ from analytics_acp import runtime as core_runtime
 from analytics_acp.plugins import load_connector
 
 DEFECTS = ("omit_cost_limit", "echo_secret", "spanish_notice", "no_fetched_at", "ignore_row_limit", "log_secret",
-           "sticky_row_limit", "no_first_call")
+           "sticky_row_limit", "no_first_call", "no_progress")
 
 
 def _edit_result(defect: str, result: dict[str, Any], meta: Any) -> dict[str, Any]:
@@ -79,6 +81,8 @@ def main(defect: str, port: int | None = None) -> None:
                 meta = {**meta, "row_limit": sticky["row_limit"]}
         if defect == "log_secret" and isinstance(meta, dict) and meta.get("credentials"):
             print(f"debug: {name} called with credentials {json.dumps(meta['credentials'])}", file=sys.stderr)
+        if defect == "no_progress":
+            kwargs["send_progress"] = None
         result = await call(name, arguments, meta, *args, **kwargs)
         return _edit_result(defect, result, meta)
 
