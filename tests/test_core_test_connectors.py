@@ -18,7 +18,7 @@ def test_example_is_served_but_not_offered(tmp_path):
 
 
 def test_bridge_does_not_offer_test_connectors(tmp_path):
-    from analytics_acp_bridge.discovery import discover
+    from analytics_acp_bridge.fleet.discovery import discover
 
     launches = discover(Path(tmp_path))
     assert "databases" in launches and "example" not in launches

@@ -13,8 +13,8 @@ import pytest
 from analytics_acp.calls import ConnectorRuntime
 from analytics_acp.plugins import available_connectors, load_connector
 from analytics_acp.runtime_tools import tool_list
-from analytics_acp_bridge import own_tools
-from analytics_acp_bridge.exposure import rewrite_tool
+from analytics_acp_bridge.calls.exposure import rewrite_tool
+from analytics_acp_bridge.serving import own_tools
 
 MAX_TOOL_BYTES = 2048
 MAX_FIVE_SOURCES_BYTES = 28_000

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import json
 
-from analytics_acp_bridge import own_tools
-from analytics_acp_bridge.store import SUMMARY_COLUMNS, SUMMARY_TEXT_CHARS, DatasetStore
+from analytics_acp_bridge.serving import own_tools
+from analytics_acp_bridge.store.datasets import SUMMARY_COLUMNS, SUMMARY_TEXT_CHARS, DatasetStore
 
 
 def test_query_sql_stored_once_and_listing_bounded(tmp_path):

@@ -99,7 +99,7 @@ def test_check_and_print_config_load_no_sql_parser(tmp_path, write_sources):
             f"codes = [main(['--check', '--sources', {str(sources)!r}, '--project', {str(tmp_path)!r}]),\n"
             f"         main(['--print-config', '--sources', {str(sources)!r}, '--project', {str(tmp_path)!r}])]\n"
             "loaded = 'sqlglot' in sys.modules\n"
-            "import analytics_acp_bridge.server\n"
+            "import analytics_acp_bridge.serving.server\n"
             "print(codes, loaded, 'sqlglot' in sys.modules, file=sys.stderr)")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=240)
     assert done.returncode == 0, done.stderr

@@ -11,9 +11,9 @@ import random
 import pytest
 from analytics_acp.results import build_table
 from analytics_acp.results.inference import infer_type, text_kind
-from analytics_acp_bridge import csvtypes
-from analytics_acp_bridge.query import QueryResult
-from analytics_acp_bridge.store import DatasetStore
+from analytics_acp_bridge.query.sql import QueryResult
+from analytics_acp_bridge.store import csvtypes
+from analytics_acp_bridge.store.datasets import DatasetStore
 
 SAMPLES = ["0", "7", "-3", "+12", "007", "1.5", "-0.25", "1e3", ".5", "01.5", "true", "FALSE", "yes", "n", "2026-07-01",
            "2026-13-01", "2026-07-01T10:00:00", "2026-07-01 10:00:00Z", "abc", "", "nan", "inf", "1,5", "٣"]

@@ -6,7 +6,7 @@ from collections import OrderedDict
 from types import MappingProxyType
 
 import pytest
-from analytics_acp_bridge import csvtypes, csvwrite
+from analytics_acp_bridge.store import csvtypes, csvwrite
 
 
 def _reference(names, rows):

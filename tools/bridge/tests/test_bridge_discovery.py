@@ -3,7 +3,7 @@
 import json
 import sys
 
-from analytics_acp_bridge.discovery import discover
+from analytics_acp_bridge.fleet.discovery import discover
 
 
 def make(folder, data, raw=None):
@@ -36,7 +36,7 @@ def test_bridge_discovery_folders_and_precedence(tmp_path):
 
 def test_bridge_discovery_folder_acp_gets_its_own_cache(tmp_path, monkeypatch):
     from analytics_acp_bridge.bridge import _cache_dir
-    from analytics_acp_bridge.discovery import AcpLaunch
+    from analytics_acp_bridge.fleet.discovery import AcpLaunch
 
     monkeypatch.setenv("ACP_CACHE_DIR", str(tmp_path / "cache"))
     folder = AcpLaunch(id="databases", name="databases", origin="folder", folder=tmp_path / "acps" / "databases")

@@ -13,9 +13,10 @@ from pathlib import Path
 
 import pytest
 from analytics_acp.tablefile import TableFileWriter, file_uri, iter_file_rows
-from analytics_acp_bridge import csvwrite, early
-from analytics_acp_bridge.results import store_extraction
-from analytics_acp_bridge.store import DatasetStore
+from analytics_acp_bridge.calls import early
+from analytics_acp_bridge.calls.results import store_extraction
+from analytics_acp_bridge.store import csvwrite
+from analytics_acp_bridge.store.datasets import DatasetStore
 
 pytestmark = pytest.mark.skipif(not early.supported(), reason="no early CSV on Windows")
 NAMES = ["id", "channel", "amount", "note"]

@@ -2,7 +2,7 @@
 
 from pathlib import Path
 
-from analytics_acp_bridge.sources import load_sources
+from analytics_acp_bridge.sources.entries import load_sources
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "sources.example.json"
 

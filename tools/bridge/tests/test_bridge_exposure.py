@@ -4,7 +4,7 @@ import datetime as dt
 
 import pytest
 from analytics_acp.errors import InvalidArguments
-from analytics_acp_bridge.exposure import EXTRACTION_NOTE, TABLE_REF_DESCRIPTION, forward_arguments, rewrite_tool
+from analytics_acp_bridge.calls.exposure import EXTRACTION_NOTE, TABLE_REF_DESCRIPTION, forward_arguments, rewrite_tool
 
 SQL_TOOL = {
     "name": "execute_sql",

@@ -6,11 +6,11 @@ import sqlite3
 
 import pytest
 from analytics_acp.errors import ReadOnlyViolation
-from analytics_acp_bridge import own_tools
-from analytics_acp_bridge import query as q
-from analytics_acp_bridge.groupshape import group_shape
-from analytics_acp_bridge.querycache import TableCache
-from analytics_acp_bridge.store import DatasetStore
+from analytics_acp_bridge.query import sql as q
+from analytics_acp_bridge.query.cache import TableCache
+from analytics_acp_bridge.query.groupshape import group_shape
+from analytics_acp_bridge.serving import own_tools
+from analytics_acp_bridge.store.datasets import DatasetStore
 
 HEADERS = [
     {"name": "channel", "type": "string"}, {"name": "amount", "type": "number"},

@@ -7,11 +7,11 @@ import os
 
 import anyio
 import pytest
-from analytics_acp_bridge.forward import EarlyStarter, InFlight
-from analytics_acp_bridge.health import SourceHealth
-from analytics_acp_bridge.results import handle_artifacts
-from analytics_acp_bridge.sources import load_sources
-from analytics_acp_bridge.store import DatasetStore
+from analytics_acp_bridge.calls.forward import EarlyStarter, InFlight
+from analytics_acp_bridge.calls.results import handle_artifacts
+from analytics_acp_bridge.sources.entries import load_sources
+from analytics_acp_bridge.sources.health import SourceHealth
+from analytics_acp_bridge.store.datasets import DatasetStore
 
 
 def _temp(store: DatasetStore) -> str:

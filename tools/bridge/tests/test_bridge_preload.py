@@ -9,11 +9,11 @@ from functools import partial
 from pathlib import Path
 
 from analytics_acp.tablefile import file_uri, write_table_file
-from analytics_acp_bridge import preload
-from analytics_acp_bridge.query import run_query
-from analytics_acp_bridge.querycache import TableCache
-from analytics_acp_bridge.results import store_extraction
-from analytics_acp_bridge.store import Dataset, DatasetStore
+from analytics_acp_bridge.calls.results import store_extraction
+from analytics_acp_bridge.query import preload
+from analytics_acp_bridge.query.cache import TableCache
+from analytics_acp_bridge.query.sql import run_query
+from analytics_acp_bridge.store.datasets import Dataset, DatasetStore
 
 HEADERS = [
     {"name": "id", "type": "integer"}, {"name": "channel", "type": "string"}, {"name": "day", "type": "date"},

@@ -6,8 +6,8 @@ import sqlite3
 
 import pytest
 from analytics_acp.errors import InvalidArguments, ReadOnlyViolation
-from analytics_acp_bridge import own_tools
-from analytics_acp_bridge.store import DatasetStore
+from analytics_acp_bridge.serving import own_tools
+from analytics_acp_bridge.store.datasets import DatasetStore
 
 HEADERS = [{"name": "fecha", "type": "date"}, {"name": "canal", "type": "string"}, {"name": "pedidos", "type": "integer"},
            {"name": "importe", "type": "number"}]
@@ -76,7 +76,7 @@ def test_bridge_query_read_only(store, sql):
 
 
 def test_bridge_query_authorizer_blocks_what_the_parser_misses(store):
-    from analytics_acp_bridge import query as q
+    from analytics_acp_bridge.query import sql as q
 
     # Even if the parse check were skipped, SQLite's authorizer refuses anything but reads.
     original = q.check_read_only

@@ -8,9 +8,9 @@ import sqlite3
 
 import pytest
 from analytics_acp.kit.fakes import RecordingSignals
-from analytics_acp_bridge import own_tools
-from analytics_acp_bridge.querycache import TableCache
-from analytics_acp_bridge.store import DatasetStore
+from analytics_acp_bridge.query.cache import TableCache
+from analytics_acp_bridge.serving import own_tools
+from analytics_acp_bridge.store.datasets import DatasetStore
 
 ROWS = 23_000  # five load batches (query.BATCH), the last one partial
 

@@ -7,10 +7,10 @@ import sqlite3
 
 import pytest
 from analytics_acp.errors import InvalidArguments, ReadOnlyViolation
-from analytics_acp_bridge import own_tools
-from analytics_acp_bridge import query as q
-from analytics_acp_bridge.querycache import TableCache
-from analytics_acp_bridge.store import DatasetStore
+from analytics_acp_bridge.query import sql as q
+from analytics_acp_bridge.query.cache import TableCache
+from analytics_acp_bridge.serving import own_tools
+from analytics_acp_bridge.store.datasets import DatasetStore
 
 HEADERS = [{"name": "canal", "type": "string"}, {"name": "pedidos", "type": "integer"}]
 SUM_SQL = "SELECT canal, SUM(pedidos) AS pedidos FROM ventas_x GROUP BY canal ORDER BY canal"

@@ -3,7 +3,7 @@
 import io
 import logging
 
-from analytics_acp_bridge.redact import REDACTED, RedactingFilter, Redactor, ScrubbedStderr
+from analytics_acp_bridge.sources.redact import REDACTED, RedactingFilter, Redactor, ScrubbedStderr
 
 SECRET = "s3cr3t-value-123"
 

@@ -3,8 +3,8 @@
 import json
 from pathlib import Path
 
-from analytics_acp_bridge.results import error_note, extraction_note, iter_rows, store_extraction
-from analytics_acp_bridge.store import DatasetStore
+from analytics_acp_bridge.calls.results import error_note, extraction_note, iter_rows, store_extraction
+from analytics_acp_bridge.store.datasets import DatasetStore
 
 
 def test_bridge_results_file_table_streamed_and_deleted_only_in_owned_dir(tmp_path):
@@ -62,7 +62,7 @@ def test_bridge_results_error_notes_point_to_sources_json(tmp_path):
 
 
 def test_bridge_results_screenshot_over_4_mib_is_not_attached(tmp_path):
-    from analytics_acp_bridge.results import MAX_IMAGE_BYTES, handle_artifacts
+    from analytics_acp_bridge.calls.results import MAX_IMAGE_BYTES, handle_artifacts
 
     store = DatasetStore(tmp_path / "proj")
     small, big = tmp_path / "small.png", tmp_path / "big.png"

@@ -8,7 +8,7 @@ import json
 import sqlite3
 
 import pytest
-from analytics_acp_bridge.store import META_FIELDS
+from analytics_acp_bridge.store.datasets import META_FIELDS
 
 example_db = pytest.importorskip("analytics_acp_databases.example_db")
 

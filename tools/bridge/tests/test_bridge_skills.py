@@ -6,7 +6,8 @@ import re
 
 import pytest
 from analytics_acp.skills import read_skills
-from analytics_acp_bridge import skillpub, urlkeys
+from analytics_acp_bridge.query import urlkeys
+from analytics_acp_bridge.serving import skillpub
 from mcp.shared.exceptions import MCPError
 
 

@@ -2,8 +2,8 @@
 
 import json
 
-from analytics_acp_bridge.redact import Redactor
-from analytics_acp_bridge.sources import load_sources
+from analytics_acp_bridge.sources.entries import load_sources
+from analytics_acp_bridge.sources.redact import Redactor
 
 
 def write(path, data):

@@ -5,7 +5,7 @@ import json
 
 import pytest
 from analytics_acp.errors import TableNotFound
-from analytics_acp_bridge.store import META_FIELDS, DatasetStore, sql_safe_id
+from analytics_acp_bridge.store.datasets import META_FIELDS, DatasetStore, sql_safe_id
 
 HEADERS = [{"name": "fecha", "type": "date"}, {"name": "pedidos", "type": "integer"}, {"name": "extra", "type": "json"},
            {"name": "texto", "type": "string"}, {"name": "ok", "type": "boolean"}, {"name": "importe", "type": "number"}]

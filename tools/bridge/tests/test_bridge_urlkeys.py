@@ -10,8 +10,9 @@ import sqlite3
 
 import pytest
 from analytics_acp.errors import InvalidArguments
-from analytics_acp_bridge import own_tools, urlkeys
-from analytics_acp_bridge.store import DatasetStore
+from analytics_acp_bridge.query import urlkeys
+from analytics_acp_bridge.serving import own_tools
+from analytics_acp_bridge.store.datasets import DatasetStore
 
 # (value, url_key, url_host, url_host strip-www, url_path)
 CASES = [

@@ -20,17 +20,17 @@ from analytics_acp.host import ProtocolError
 from analytics_acp.host.client import ProgressFn
 from analytics_acp.signals import CallSignals
 
-from . import own_tools
-from .discovery import AcpLaunch, discover
-from .exposure import Route, rewrite_tool
-from .forward import Forwarder, text_block
-from .health import SourceHealth
-from .querycache import TableCache
-from .redact import Redactor, ScrubbedStderr
-from .results import error_note
-from .servers import START_TIMEOUT_S, AcpProcess, ServerUnavailable
-from .sources import Source, SourcesFile, load_sources
-from .store import DatasetStore
+from .calls.exposure import Route, rewrite_tool
+from .calls.forward import Forwarder, text_block
+from .calls.results import error_note
+from .fleet.discovery import AcpLaunch, discover
+from .fleet.process import START_TIMEOUT_S, AcpProcess, ServerUnavailable
+from .query.cache import TableCache
+from .serving import own_tools
+from .sources.entries import Source, SourcesFile, load_sources
+from .sources.health import SourceHealth
+from .sources.redact import Redactor, ScrubbedStderr
+from .store.datasets import DatasetStore
 
 log = logging.getLogger("analytics_acp_bridge")
 # Tables past this travel as file:// JSON (DESIGN.md: the SDK's stdio reader is slow on huge lines).

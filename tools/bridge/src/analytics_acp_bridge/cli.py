@@ -75,7 +75,7 @@ def main(argv: list[str]) -> int:
     # stdout is the MCP channel: logs go to stderr, and never carry a credential.
     logging.basicConfig(level=os.environ.get("ACP_BRIDGE_LOG", "WARNING"), stream=sys.stderr, format="acp-bridge: %(message)s")
     if args.check or args.print_config:
-        from .setupcheck import run_check
+        from .sources.check import run_check
 
         # --print-config: the check goes to stderr, the snippet alone to stdout (and only when the check passes).
         code = run_check(paths, online=args.check and args.online, out=sys.stdout if args.check else sys.stderr)
@@ -84,7 +84,7 @@ def main(argv: list[str]) -> int:
         return code
     import anyio
 
-    from .server import serve_stdio
+    from .serving.server import serve_stdio
 
     try:
         anyio.run(serve_stdio, paths)

@@ -21,7 +21,7 @@ from typing import Any
 
 from analytics_acp.errors import AcpError, CredentialsInvalid, UpstreamError
 
-from .sources import Source, SourcesFile
+from .entries import Source, SourcesFile
 
 STARTING, OK, ERROR = "starting", "ok", "error"
 CREDENTIAL_NAMES = ("ACP_CREDENTIALS_MISSING", "ACP_CREDENTIALS_INVALID")

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from analytics_acp.skills import Skill, read_skills
 
-SKILLS_DIR = Path(__file__).resolve().parent / "skills"
+SKILLS_DIR = Path(__file__).resolve().parent.parent / "skills"  # shipped at the package root
 SCHEME = "skill://"
 MIME = "text/markdown"
 log = logging.getLogger("analytics_acp_bridge.skills")

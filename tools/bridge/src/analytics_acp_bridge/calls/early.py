@@ -33,8 +33,8 @@ from typing import Any
 
 from analytics_acp.tablefile import MAX_LINE, _parse
 
-from .csvwrite import RowWriter
-from .store import ClaimedCsv
+from ..store.csvwrite import RowWriter
+from ..store.datasets import ClaimedCsv
 
 POLL_S = 0.01  # how often a caught-up reader looks for more bytes (or a new file)
 START_AFTER_S = 0.05  # calls that answer sooner never start a reader (per-call cost stays nil)
@@ -201,7 +201,7 @@ class _Tail:
     def _open(self, names: list[str]) -> None:
         os.makedirs(self.owner.csv_dir, exist_ok=True)
         fd, self.csv_path = tempfile.mkstemp(dir=self.owner.csv_dir, prefix=".early-", suffix=".csv.tmp")
-        self.held.enter_context(self.owner.writing(self.csv_path))  # a stop by signal removes it (store.py)
+        self.held.enter_context(self.owner.writing(self.csv_path))  # a stop by signal removes it (store/datasets.py)
         self.handle = os.fdopen(fd, "w", encoding="utf-8", newline="", buffering=WRITE_BUFFER)
         self.out = RowWriter(self.handle, names)
 

@@ -14,7 +14,7 @@ from typing import TextIO
 
 import anyio
 
-from .bridge import Bridge, Paths
+from ..bridge import Bridge, Paths
 from .health import ERROR, STARTING
 
 ONLINE_BOUND_S = 60.0  # the whole online check; a source still waiting then is reported as not answering

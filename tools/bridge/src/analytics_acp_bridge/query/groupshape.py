@@ -1,6 +1,6 @@
 """The shape of a simple GROUP BY query: which columns a covering index for it would hold.
 
-acp_query's table cache builds an index for a GROUP BY that SQLite keeps sorting (querycache.py).
+acp_query's table cache builds an index for a GROUP BY that SQLite keeps sorting (query/cache.py).
 Only the plainest shape qualifies: one SELECT over one table (no join, no subquery, no CTE, no
 set operation, no ``*`` but ``COUNT(*)``), GROUP BY on bare columns of that table. Anything else
 yields None: an index is an optimisation, so a shape we are unsure about is simply not indexed.

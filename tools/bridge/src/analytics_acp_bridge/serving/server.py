@@ -12,9 +12,11 @@ from analytics_acp.stopping import install_stop_handlers
 from mcp.server.lowlevel import Server
 from mcp.shared.exceptions import MCPError
 
-from . import __version__, query, skillpub  # noqa: F401  query: acp_query's parser (sqlglot) loaded at start, not on the first query
-from .bridge import Bridge, Paths
-from .redact import RedactingFilter
+from .. import __version__
+from ..bridge import Bridge, Paths
+from ..query import sql as query  # noqa: F401  acp_query's parser (sqlglot) loaded at start, not on the first query
+from ..sources.redact import RedactingFilter
+from . import skillpub
 
 INSTRUCTIONS = (
     "ACP Bridge: analytics sources as tools named <source>__<tool>. Extractions return a sample; the full "

@@ -19,8 +19,8 @@ from urllib.parse import urlparse
 from analytics_acp.host import fetch_table_uri
 from analytics_acp.tablefile import iter_file_rows, uri_path
 
+from ..store.datasets import DatasetStore, EarlyClaim, Preloader
 from .early import EarlyCsv
-from .store import DatasetStore, EarlyClaim, Preloader
 
 MAX_IMAGE_BYTES = 4 * 1024 * 1024  # 8.10: the host MAY skip larger screenshots
 IMAGE_TYPES = {".png": "image/png", ".jpg": "image/jpeg", ".jpeg": "image/jpeg", ".webp": "image/webp", ".gif": "image/gif"}

@@ -2,7 +2,7 @@
 
 Only the datasets the query names are visible, in a throw-away in-memory database with typed
 columns from their meta. With a TableCache (the bridge has one), each dataset's loaded table is
-kept between calls and attached to that database, until its CSV changes (querycache.py); a plain
+kept between calls and attached to that database, until its CSV changes (query/cache.py); a plain
 GROUP BY seen twice over a cached table gets a covering index there (groupshape.py). Read-only is
 enforced twice, neither by pattern matching: sqlglot
 parses the statement and must find a single SELECT (or WITH ... SELECT / set operation), and
@@ -13,7 +13,7 @@ functions of urlkeys.py (url_key, url_host, url_path, url_param) to join pages a
 Long work reports and stops (issue 28.3): with a ``Watch`` (the call's signals), loading the named
 datasets reports rows loaded of the rows to load (the query itself is the last step), and a cancel
 interrupts the SQLite connection at work (``interrupt()``) and stops the load between batches; a table
-interrupted half-loaded is never cached (querycache.py drops a load that raised).
+interrupted half-loaded is never cached (query/cache.py drops a load that raised).
 """
 
 from __future__ import annotations
@@ -32,10 +32,11 @@ from sqlglot import exp
 from sqlglot.errors import ParseError, TokenError
 from sqlglot.tokens import TokenType
 
-from . import csvtypes, urlkeys
+from ..store import csvtypes
+from ..store.datasets import Dataset, DatasetStore
+from . import urlkeys
+from .cache import TableCache
 from .groupshape import group_shape
-from .querycache import TableCache
-from .store import Dataset, DatasetStore
 from .tableload import cell_sql as _cell_sql
 from .tableload import quote as _quote
 
@@ -285,7 +286,7 @@ def _adapt_indexes(
 ) -> None:
     """Tell the cache about a plain GROUP BY over one cached table that SQLite answers by sorting.
 
-    The cache indexes it the second time (querycache.py); this query then already uses the index.
+    The cache indexes it the second time (query/cache.py); this query then already uses the index.
     """
     shape = group_shape(statement, {d.id.lower(): [h["name"] for h in d.headers] for d in cached})
     if shape is None:

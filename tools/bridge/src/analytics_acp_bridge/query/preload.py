@@ -2,10 +2,10 @@
 
 The first acp_query over a fresh dataset used to read the CSV back and insert every row into
 SQLite (seconds for 1M rows). When an extraction arrives as a table file (8.5), a worker process
-(``python -m analytics_acp_bridge.tableload``) reads the same file, handed over as an open file
+(``python -m analytics_acp_bridge.query.tableload``) reads the same file, handed over as an open file
 descriptor (opened before the bridge deletes the file), and builds the typed SQLite table; it
 writes the table to a temporary SQLite file that the bridge copies page by page into the cache
-entry of the CSV's identity (querycache.py), exactly as if the first query had loaded the CSV.
+entry of the CSV's identity (query/cache.py), exactly as if the first query had loaded the CSV.
 A process, not a thread: SQLite releases the GIL around every inserted row, so a loader thread
 would stall the bridge (measured: a CSV writer beside it 2.7x slower).
 
@@ -35,14 +35,14 @@ from typing import Any
 
 import orjson
 
-from .querycache import TableCache, identity, memdb_uri
+from .cache import TableCache, identity, memdb_uri
 
 # --- the bridge side ------------------------------------------------------------------------------
 ENV_PRELOAD = "ACP_BRIDGE_PRELOAD"  # "0": no worker; the first query loads the CSV as before
 
 
 class Preload:
-    """One worker loading a dataset; ``complete``/``abort`` come from the CSV writer (store.py)."""
+    """One worker loading a dataset; ``complete``/``abort`` come from the CSV writer (store/datasets.py)."""
 
     def __init__(self, cache: TableCache, dataset_id: str, headers: list[dict[str, Any]], source: Path):
         self.cache = cache
@@ -71,7 +71,7 @@ class Preload:
             os.close(out_fd)
             spec = {**self._spec, "out": self._out, "fd": self._fd}
             self._proc = subprocess.Popen(
-                [sys.executable, "-m", "analytics_acp_bridge.tableload"], stdin=subprocess.PIPE,
+                [sys.executable, "-m", "analytics_acp_bridge.query.tableload"], stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, pass_fds=(self._fd,),  # type: ignore[arg-type]
             )
         except OSError:

@@ -1,4 +1,4 @@
-"""The typed SQLite table of a dataset, and the preload worker (``python -m analytics_acp_bridge.tableload``).
+"""The typed SQLite table of a dataset, and the preload worker (``python -m analytics_acp_bridge.query.tableload``).
 
 acp_query loads a dataset's CSV cells with ``cell_sql`` (empty is NULL, boolean words 0/1, column
 affinity for numbers). The preload worker (preload.py) builds the same table from the rows of the
@@ -20,7 +20,7 @@ from typing import Any
 import orjson
 from analytics_acp.results.inference import FALSE_WORDS, TRUE_WORDS
 
-from . import csvtypes
+from ..store import csvtypes
 
 OVER_BUDGET = 3  # the worker's exit code when the table would not fit the cache budget
 _NONE = type(None)
@@ -113,7 +113,7 @@ class TableLoader:
 
 
 def worker() -> int:
-    """``python -m analytics_acp_bridge.tableload``: spec on stdin; the table goes to the SQLite file ``out``."""
+    """``python -m analytics_acp_bridge.query.tableload``: spec on stdin; the table goes to the SQLite file ``out``."""
     from analytics_acp.tablefile import iter_file_chunks
 
     spec = orjson.loads(sys.stdin.buffer.read())

@@ -25,14 +25,14 @@ from analytics_acp.host import ProtocolError, ToolResult
 from analytics_acp.host.client import ProgressFn
 from analytics_acp.tablefile import uri_path
 
+from ..fleet.process import AcpProcess, ServerUnavailable
+from ..query import preload
+from ..query.cache import TableCache
+from ..sources.entries import Source
+from ..store.datasets import DatasetStore
 from . import early as early_csv
-from . import preload
 from .exposure import Route, forward_arguments
-from .querycache import TableCache
 from .results import error_note, extraction_note, handle_artifacts, store_extraction
-from .servers import AcpProcess, ServerUnavailable
-from .sources import Source
-from .store import DatasetStore
 
 log = logging.getLogger("analytics_acp_bridge")
 

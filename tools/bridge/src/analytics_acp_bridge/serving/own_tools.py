@@ -8,12 +8,12 @@ from analytics_acp.envelope import cut_long_strings
 from analytics_acp.errors import InvalidArguments
 from analytics_acp.results.numbers import readable
 
-from . import urlkeys
-from .querycache import TableCache
-from .store import DatasetStore, sql_safe_id
+from ..query import urlkeys
+from ..query.cache import TableCache
+from ..store.datasets import DatasetStore, sql_safe_id
 
 if TYPE_CHECKING:
-    from .query import Watch
+    from ..query.sql import Watch
 
 QUERY_ROWS = 50  # ACP_MODEL_ROWS_SINGLE: rows of an acp_query result the model sees
 ECHO_SQL_CHARS = 500  # an acp_query's SQL quoted in its dataset's arguments and description
@@ -88,7 +88,7 @@ def query(
 ) -> tuple[dict[str, Any], str | None]:
     """acp_query: run, save the full result as a dataset (origin query), return the model view and the note.
 
-    ``cache`` keeps loaded datasets between calls (querycache.py); None loads them for this call only.
+    ``cache`` keeps loaded datasets between calls (query/cache.py); None loads them for this call only.
     ``watch`` (the call's signals) gets the load's progress and a final step; its cancel interrupts SQLite,
     and nothing is saved.
     """
@@ -106,7 +106,9 @@ def query(
     else:
         dataset_id = store.new_id("query")
         save_as = None
-    from .query import run_query  # sqlglot (0.4 CPU-s): not for --check/--print-config; the server imports it at start
+    from ..query.sql import (
+        run_query,  # sqlglot (0.4 CPU-s): not for --check/--print-config; the server imports it at start
+    )
 
     conn, result = run_query(store, sql, cache, watch)
     try:
