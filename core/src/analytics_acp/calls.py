@@ -20,6 +20,7 @@ from typing import Any
 import anyio
 
 from . import schemas
+from .access import parse_rules
 from .argument_limits import check_arguments_size
 from .call_context import build_call_context, validate_config, validate_credentials
 from .constants import ACP_INLINE_MAX_BYTES, ACP_TOOL_AUTOCONTEXT, ACP_TOOL_AUTOCONTEXT_DATA
@@ -29,7 +30,7 @@ from .effective import SessionConfig, echoable_arguments
 from .envelope import CallRecord, failure
 from .errors import AcpError, CredentialsMissing, InvalidArguments, UpstreamError
 from .finishing import finish_output, respond
-from .invoke import invoke_tool
+from .invoke import call_maybe_async, invoke_tool
 from .logs import log_traceback
 from .plugins import LoadedConnector
 from .preflight import cost_preflight
@@ -37,15 +38,11 @@ from .reserved_tools import run_autocontext, run_autocontext_data
 from .resource_resolution import resolve_resource_off_loop
 from .results import BuildSettings, catalog_for_tool, resolve_selection
 from .runtime_state import RuntimeState
+from .setup_check import credentials_needed, missing_credentials
 from .signals import CallSignals, SendProgress
 from .toolschemas import uses_resource, validate_arguments
 
 log = logging.getLogger("analytics_acp")
-
-
-def credentials_needed(schema: dict[str, Any]) -> bool:
-    """True when the credentials schema asks for something (a oneOf or required fields)."""
-    return bool(schema.get("oneOf") or schema.get("required"))
 
 
 class ConnectorRuntime:
@@ -56,12 +53,42 @@ class ConnectorRuntime:
         self.info = loaded.info
         self.state = RuntimeState.build(loaded)
 
-    def configure(self, session: SessionConfig, params: dict[str, Any]) -> tuple[SessionConfig, dict[str, Any]]:
-        """acp/configure (5.1): merged session and ``{ok, effective}``; raises before changing anything."""
-        new = session.merged(
+    async def configure(self, session: SessionConfig, params: dict[str, Any], *,
+                        validate_only: bool = False) -> tuple[SessionConfig, dict[str, Any]]:
+        """acp/configure (5.1): the merged session and ``{ok, effective}``; raises before changing anything.
+
+        New credentials or config also pass the connector's own offline check (``ConnectorInfo.check_setup``).
+        ``validate_only`` (setup_check.py): ``params`` are checked as the whole set-up of a fresh session
+        (credentials the source needs must be there), and ``session`` comes back unchanged.
+        """
+        new = (SessionConfig() if validate_only else session).merged(
             params, self.info, partial(validate_credentials, self.info), partial(validate_config, self.info)
         )
-        return new, {"ok": True, "effective": new.effective(self.info)}
+        if validate_only and not new.credentials and credentials_needed(self.info.credentials_schema):
+            raise missing_credentials(self.info.credentials_schema)
+        if validate_only or params.get("credentials") is not None or params.get("config") is not None:
+            await self._check_setup(new)
+        return (session if validate_only else new), {"ok": True, "effective": new.effective(self.info)}
+
+    async def _check_setup(self, session: SessionConfig) -> None:
+        """Rule lists of the config (10.6) and the connector's ``check_setup`` (offline, in a worker thread)."""
+        config = validate_config(self.info, session.config)
+        for key in self.info.access_rule_keys:
+            if key in config:
+                parse_rules(config[key], key)
+        check = self.info.check_setup
+        if check is None:
+            return
+        secrets = schemas.secret_values(session.credentials, self.info.credentials_schema)
+        try:
+            await call_maybe_async(check, session.credentials, config)
+        except AcpError as exc:  # 10.1.4: whatever the check wrote, no credential string leaves
+            exc.message = schemas.redact(exc.message, secrets)
+            raise
+        except Exception as exc:  # a connector bug: typed, logged without secrets
+            text = schemas.redact(f"{type(exc).__name__}: {exc}", secrets)
+            log.error("check_setup of %s failed: %s", self.info.id, text)
+            raise UpstreamError(f"The {self.info.id} ACP could not check the set-up ({text}).") from None
 
     def tool_names(self) -> list[str]:
         """Every published tool name, the reserved ones first."""

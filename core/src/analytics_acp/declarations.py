@@ -177,6 +177,16 @@ class ConnectorInfo:
     # register_blocks hook needed; extension plugins still add theirs through those hooks).
     tools: list[ToolSpec] = field(default_factory=list, repr=False)
     blocks: list[BlockSpec] = field(default_factory=list, repr=False)
+    # The connector's own offline check of a set-up, beyond its setup schemas (a key that must load, a file that
+    # must exist): see ``SetupCheck``. The core runs it in acp/configure after the schemas, validate-only too.
+    check_setup: SetupCheck | None = field(default=None, repr=False)
+
+
+# ``check_setup(credentials, config)``: raise CredentialsInvalid (credentials) or InvalidArguments (config) with a
+# message for a person (the full path tried, what to give instead), never a secret; return None when it holds.
+# ``credentials`` is None when the set-up has none. It runs in a worker thread and MUST NOT use the network (a
+# host calls it to validate a set-up offline, 5.1); it may be ``lazy("package.module:function")``.
+SetupCheck = Callable[[dict[str, Any] | None, dict[str, Any]], None] | LazyRef
 
 
 # A callable, or lazy("package.module:function") so the module doing the work (and its clients) loads on first call.

@@ -112,8 +112,13 @@ def check_tables(info: ConnectorInfo, tables: Any) -> list[str] | None:
     """Validate a ``tables`` selection against the catalog (5.1, 8.7)."""
     if tables is None:
         return None
-    names = [entry.name for entry in info.table_catalog]
-    if not info.table_catalog:
+    return check_table_names([entry.name for entry in info.table_catalog], tables)
+
+
+def check_table_names(names: list[str], tables: Any) -> list[str]:
+    """A ``tables`` selection checked against the catalog's table ``names`` (5.1: a name outside it is
+    ACP_INVALID_ARGUMENTS); the selection without repeats."""
+    if not names:
         raise InvalidArguments("tables can only be set on a server that declares table_catalog.")
     if not isinstance(tables, list) or not all(isinstance(t, str) for t in tables):
         raise InvalidArguments("tables must be a list of table names.")

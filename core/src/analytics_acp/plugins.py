@@ -143,6 +143,7 @@ def _collect(loaded: LoadedConnector) -> None:
         check_lazy(block.fetch, f"block {block.id!r}")
         loaded.blocks[block.id] = block
 
+    check_lazy(loaded.info.check_setup, f"connector:{loaded.info.id}: check_setup")
     for tool in loaded.info.tools:
         register_tool(tool, f"connector:{loaded.info.id}")
     for block in loaded.info.blocks:

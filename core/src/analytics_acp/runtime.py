@@ -3,7 +3,8 @@
 - A middleware edits the initialize result to add ``capabilities.experimental.acp``
   (works on stdio and Streamable HTTP) and records the client's ACP capability per connection.
 - ``acp/configure`` is a custom request handler; its state lives on the connection
-  (one per stdio process, one per HTTP session).
+  (one per stdio process, one per HTTP session). Its validate-only form (setup_check.py) is advertised
+  beside ``acp`` in ``capabilities.experimental`` and changes nothing.
 - ``acp/read_table`` is sent back to the client on the request's own channel.
 - ``server/discover`` answers -32601 so clients fall back to the initialize handshake
   (ACP needs the 2025-11-25 era; DESIGN.md).
@@ -40,6 +41,7 @@ from .plugins import LoadedConnector
 from .requestids import ScreenedLines
 from .runtime_tools import capability, tool_list
 from .server_stdio import DeferredMeta
+from .setup_check import VALIDATE_ONLY_CAPABILITY, VALIDATE_ONLY_KEY, validate_only_requested
 from .signals import progress_sender
 from .tablefile import read_table_uri
 
@@ -141,6 +143,7 @@ class AcpServer:
             caps = dict(result.get("capabilities") or {})
             experimental = dict(caps.get("experimental") or {})
             experimental[ACP_KEY] = capability(self.runtime.state)
+            experimental[VALIDATE_ONLY_KEY] = dict(VALIDATE_ONLY_CAPABILITY)
             caps["experimental"] = experimental
             result["capabilities"] = caps
             self._warm_up()
@@ -172,11 +175,13 @@ class AcpServer:
         state = _state(ctx)
         session = state.get(_SESSION_KEY) or SessionConfig()
         values = dict(params.model_extra or {})
+        validate_only = validate_only_requested(params.meta)  # setup_check.py: check, change nothing
         try:
-            new, result = self.runtime.configure(session, values)
+            new, result = await self.runtime.configure(session, values, validate_only=validate_only)
         except AcpError as exc:  # 5.1: protocol error, the session stays unchanged
             raise MCPError(code=exc.code, message=exc.message, data=exc.data) from None
-        state[_SESSION_KEY] = new
+        if not validate_only:
+            state[_SESSION_KEY] = new
         return result
 
     async def _call_tool(self, ctx: Any, params: types.CallToolRequestParams) -> dict[str, Any]:

@@ -1,13 +1,29 @@
-"""Setup schemas (5.5): validate credentials and config, check schemas, scrub secrets from text.
+"""Setup schemas (5.5): validate credentials and config, check schemas, find path fields, scrub secrets from text.
 
-Messages name the field and the rule, never the value (5.5.3: no secret values in messages).
+Messages name the field and the rule, never the value (5.5.3: no secret values in messages). They are read by
+a person (10.3: a host shows credential errors to the user; a terminal, a set-up page), so they say what is
+wrong and what to give, never "ask the user".
+
+Two standard JSON Schema annotations carry an ACP's knowledge of a field to any host, with no ACP-specific
+code in the host (5.5.4, 14.3):
+
+- ``contentMediaType: "application/json"`` with a ``contentSchema`` (JSON Schema 2020-12): the text is JSON
+  and that JSON must match ``contentSchema``. The core validates it here (a service-account key without
+  ``private_key``, an OAuth client file pasted as a key); the message names the field and what is missing or
+  wrong, with the ``description`` of the sub-schema that failed (or of ``contentSchema``) as the advice.
+- ``format: "path"``: the string is a path on the local file system (a file or a folder) where the ACP runs.
+  JSON Schema lets a host ignore a format it does not know (a form paints it as text, 5.5.4); a host that
+  knows it can resolve relative paths (the ACP Bridge: from the sources.json folder) and show the full path
+  it tried. :func:`path_fields` finds them for given values, variants included.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import re
 from collections.abc import Iterable
+from pathlib import Path
 from typing import Any
 
 from .errors import CredentialsInvalid, InvalidArguments
@@ -56,11 +72,57 @@ def _problems(variant: dict[str, Any], values: dict[str, Any]) -> list[str]:
             out.append(f"{field or 'value'} does not match the schema ({v})")
     for key, prop in (variant.get("properties") or {}).items():
         if isinstance(prop, dict) and prop.get("contentMediaType") == "application/json" and isinstance(values.get(key), str):
-            try:
-                json.loads(values[key])
-            except json.JSONDecodeError:
-                out.append(f"{key} must contain valid JSON")
+            out += json_text_problems(key, prop, values[key])
     return out
+
+
+def json_text_problems(key: str, prop: dict[str, Any], text: str) -> list[str]:
+    """Problems of a JSON-in-a-string field: not JSON, or JSON that fails the property's ``contentSchema``.
+
+    Worded without values: the field (``service_account``), the path inside the JSON
+    (``service_account.type``) and the rule; when the failing sub-schema has a ``description`` that text is
+    the message (the ACP's own advice: what the JSON is and what to give instead), else the structural
+    problems followed by the ``contentSchema``'s description.
+    """
+    try:
+        parsed = json.loads(text)
+    except json.JSONDecodeError:
+        return [f"{key} must contain valid JSON"]
+    content = prop.get("contentSchema")
+    if not isinstance(content, dict):
+        return []
+    import jsonschema
+
+    errors = sorted(jsonschema.Draft202012Validator(content).iter_errors(parsed), key=lambda e: list(e.absolute_path))
+    if not errors:
+        return []
+    advice = [str(e.schema["description"]) for e in errors
+              if isinstance(e.schema, dict) and e.schema is not content and e.schema.get("description")]
+    if advice:
+        return [f"{key}: {note}" for note in dict.fromkeys(advice)]
+    found = "; ".join(dict.fromkeys(_content_problem(key, e) for e in errors))
+    hint = content.get("description")
+    return [f"{found} ({hint})" if hint else found]
+
+
+def _content_problem(key: str, error: Any) -> str:
+    where = ".".join([key, *(str(p) for p in error.absolute_path)])
+    v, rule = error.validator, error.validator_value
+    if v == "required":
+        missing = [m for m in rule if not isinstance(error.instance, dict) or m not in error.instance]
+        return f"{where} lacks {', '.join(missing)}"
+    if v == "type":
+        kinds = rule if isinstance(rule, list) else [rule]
+        return f"{where} must be {' or '.join('a JSON ' + k if k in ('object', 'array') else k for k in kinds)}"
+    if v == "const":
+        return f"{where} must be {json.dumps(rule)}"
+    if v == "enum":
+        return f"{where} must be one of {', '.join(map(str, rule))}"
+    if v == "not":
+        return f"{where} is not accepted here"
+    if v == "additionalProperties":
+        return f"{where} has fields that are not accepted"
+    return f"{where} does not match the expected form ({v})"
 
 
 def _choose_variant(schema: dict[str, Any], values: dict[str, Any]) -> dict[str, Any]:
@@ -76,10 +138,11 @@ def _choose_variant(schema: dict[str, Any], values: dict[str, Any]) -> dict[str,
         options.append(str(const))
         if values.get(key) == const:
             return variant
-    raise CredentialsInvalid(
-        f"The credentials do not match any accepted variant (type must be one of {', '.join(options)}). "
-        "Ask the user to check the source credentials."
-    )
+    keys = {d[0] for d in map(_discriminator, variants) if d}
+    if not keys & set(values):
+        raise CredentialsInvalid(f"The credentials have no {' or '.join(sorted(keys))}: it must be one of {', '.join(options)}.")
+    raise CredentialsInvalid(f"The credentials match no accepted variant: {' or '.join(sorted(keys))} must be one of "
+                             f"{', '.join(options)}.")
 
 
 def _json_fields(variant: dict[str, Any]) -> list[str]:
@@ -111,15 +174,17 @@ def validate_credentials(schema: dict[str, Any], credentials: dict[str, Any]) ->
 
     Returns the credentials as the schema shapes them (``normalize_json_fields``)."""
     if not isinstance(credentials, dict):
-        raise CredentialsInvalid("The credentials must be an object. Ask the user to check the source credentials.")
+        raise CredentialsInvalid("The credentials must be an object.")
     variant = _choose_variant(schema, credentials)
     credentials = normalize_json_fields(variant, credentials)
     problems = _problems(variant, credentials)
     if problems:
-        raise CredentialsInvalid(
-            "The credentials are not valid: " + "; ".join(problems) + ". Ask the user to fix the source credentials."
-        )
+        raise CredentialsInvalid(_sentence("The credentials are not valid: " + "; ".join(problems)))
     return credentials
+
+
+def _sentence(text: str) -> str:
+    return text if text.endswith((".", "!", "?")) else text + "."
 
 
 def validate_config(schema: dict[str, Any] | None, config: dict[str, Any]) -> dict[str, Any]:
@@ -134,8 +199,49 @@ def validate_config(schema: dict[str, Any] | None, config: dict[str, Any]) -> di
             filled[key] = prop["default"]
     problems = _problems(schema, filled)
     if problems:
-        raise InvalidArguments("The source configuration is not valid: " + "; ".join(problems) + ".")
+        raise InvalidArguments(_sentence("The source configuration is not valid: " + "; ".join(problems)))
     return filled
+
+
+PATH_FORMAT = "path"
+
+
+def path_fields(schema: dict[str, Any] | None, values: Any) -> list[str]:
+    """The keys of ``values`` (credentials or config) that hold a local file or folder path under ``schema``.
+
+    A property marked ``"format": "path"`` holds one (see the module docstring). With a ``oneOf`` the variant
+    is the one ``values`` names by its ``const`` discriminator (5.5.2); none matching: no path fields. Keys
+    are returned whatever their value (a literal, or a host's own reference such as the bridge's
+    ``{"file": …}``), in the schema's order; the host decides what to do with each.
+    """
+    if not isinstance(schema, dict) or not isinstance(values, dict):
+        return []
+    variant: dict[str, Any] | None = None
+    if "oneOf" not in schema:
+        variant = schema
+    else:
+        for candidate in _variants(schema):
+            disc = _discriminator(candidate)
+            if disc is not None and values.get(disc[0]) == disc[1]:
+                variant = candidate
+                break
+    props = (variant or {}).get("properties") or {}
+    return [k for k, p in props.items() if isinstance(p, dict) and p.get("format") == PATH_FORMAT and k in values]
+
+
+def absolute_paths(schema: dict[str, Any] | None, values: Any, base: Path) -> dict[str, Any]:
+    """``values`` with each literal path of :func:`path_fields` made absolute: ``~`` expanded, a relative one
+    joined to ``base`` (a host's folder of reference, e.g. the one holding its set-up file). Other values and
+    non-string path values are left as they are."""
+    if not isinstance(values, dict):
+        return values
+    out = dict(values)
+    for key in path_fields(schema, values):
+        value = out[key]
+        if isinstance(value, str) and value.strip():
+            path = Path(value.strip()).expanduser()
+            out[key] = os.path.abspath(path if path.is_absolute() else Path(base) / path)
+    return out
 
 
 def secret_paths(schema: dict[str, Any]) -> set[str]:

@@ -12,7 +12,7 @@ from typing import Any
 from analytics_acp import BlockSpec, ConnectorInfo, CostSpec, Defaults, ResourceIdSpec, ToolSpec, lazy
 from analytics_acp.constants import ACP_INPUT_ANNOTATION, ACP_INPUT_TABLE_REF
 from analytics_acp_google.retry import AUTOCONTEXT_CONCURRENCY
-from analytics_acp_google.schemas import api_endpoint_property, credentials_schema, timeout_property
+from analytics_acp_google.schemas import CHECK_SETUP, api_endpoint_property, credentials_schema, timeout_property
 
 from .constants import DEFAULT_PRICE_PER_TIB_USD, SCOPES
 from .resource_ids import LEVELS
@@ -112,6 +112,7 @@ def connector_info() -> ConnectorInfo:
         instructions=INSTRUCTIONS,
         defaults=Defaults(row_limit=25, cost_limit_usd=0),
         credentials_schema=credentials_schema(scopes=SCOPES, product="BigQuery"),
+        check_setup=CHECK_SETUP,  # the key loads, offline (analytics_acp_google.offline_check)
         config_schema=CONFIG_SCHEMA,
         cost=CostSpec(model="per_byte", description="On-demand BigQuery pricing per TiB processed (price_per_tib_usd, "
                                                       "default 6.25), at least 10 MB per referenced table; cache hits are free."),

@@ -22,7 +22,7 @@ CONFIG_SCHEMA: dict[str, Any] = {
     "type": "object",
     "properties": {
         "browser_executable": {
-            "type": "string", "title": "Browser executable",
+            "type": "string", "format": "path", "title": "Browser executable",
             "description": "Chromium/Chrome binary. Empty: Playwright's own browser if installed, else /usr/bin/chromium.",
             "examples": ["/usr/bin/chromium"],
         },

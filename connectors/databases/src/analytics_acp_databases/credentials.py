@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import re
 from pathlib import Path
 from typing import Any
@@ -32,16 +33,40 @@ def identity_hash(credentials: dict[str, Any] | None) -> str:
 
 
 def file_path(credentials: dict[str, Any]) -> Path:
-    """The database file of a sqlite/duckdb credential; it must exist (queries never create files)."""
+    """The database file of a sqlite/duckdb credential; it must exist (queries never create files).
+
+    The message names the full path tried (10.3: it is for the person who set the source up); a relative path is
+    taken from this server's working folder, which a host may not know, so the message says so.
+    """
     raw = str(credentials.get("path") or "").strip()
     if not raw:
-        raise CredentialsInvalid("The source has no database file path. Ask the user to set it in the source credentials.")
+        raise CredentialsInvalid("The source has no database file path: set path in its credentials.")
     path = Path(raw).expanduser()
-    if not path.is_file():
-        raise CredentialsInvalid(
-            f"The database file {path.name!r} does not exist or is not a file. Ask the user to check the path in the source credentials."
-        )
+    missing = _missing_file(path)
+    if missing:
+        raise CredentialsInvalid(f"The database file {missing}: check path in the source's credentials.")
     return path.resolve()
+
+
+def _missing_file(path: Path) -> str | None:
+    """Why ``path`` is not an existing file, worded after "The database file" (the full path tried), or None."""
+    full = os.path.abspath(path)
+    relative = "" if path.is_absolute() else f" (the relative path {str(path)!r} taken from the folder {os.getcwd()})"
+    if path.is_file():
+        return None
+    if path.is_dir():
+        return f"{full} is a folder, not a file{relative}"
+    return f"{full} does not exist{relative}"
+
+
+def check_url_file(credentials: dict[str, Any]) -> None:
+    """A ``url`` credential naming a SQLite/DuckDB file: that file must exist, like the sqlite/duckdb variants."""
+    url = generic_url(credentials)
+    database = url.database or ""
+    if url.get_backend_name() in ("sqlite", "duckdb") and database and database != ":memory:" and not database.startswith("file:"):
+        missing = _missing_file(Path(database).expanduser())
+        if missing:
+            raise CredentialsInvalid(f"The URL's database file {missing}: check url in the source's credentials.")
 
 
 def server_url(credentials: dict[str, Any], database: str | None = None) -> URL:
@@ -50,7 +75,7 @@ def server_url(credentials: dict[str, Any], database: str | None = None) -> URL:
     if dialect not in SERVER_DRIVERS:
         raise CredentialsInvalid(f"Unknown server engine {dialect!r}: use postgresql, mysql or mariadb.")
     if not credentials.get("host") or not credentials.get("user"):
-        raise CredentialsInvalid("The server credentials need host and user. Ask the user to complete them.")
+        raise CredentialsInvalid("The server credentials need host and user: set them in the source's credentials.")
     return URL.create(
         SERVER_DRIVERS[dialect],
         username=str(credentials["user"]),
@@ -66,7 +91,9 @@ def generic_url(credentials: dict[str, Any], database: str | None = None) -> URL
     try:
         url = make_url(str(credentials.get("url") or ""))
     except Exception:
-        raise CredentialsInvalid("The SQLAlchemy URL of this source is not valid. Ask the user to check it.") from None
+        raise CredentialsInvalid("The SQLAlchemy URL of this source does not parse (expected dialect+driver://user@host:port/"
+                                 "database, with :password after user when there is one): check url in the source's "
+                                 "credentials.") from None
     if url.drivername in ("postgresql", "postgres"):
         url = url.set(drivername="postgresql+psycopg")
     elif url.drivername in ("mysql", "mariadb"):

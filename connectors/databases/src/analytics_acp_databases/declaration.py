@@ -29,7 +29,7 @@ CREDENTIALS_SCHEMA: dict[str, Any] = {
             "required": ["type", "path"],
             "properties": {
                 "type": {"const": "sqlite"},
-                "path": {"type": "string", "title": "Database file", "description": "Absolute path of the .sqlite/.db file.", "examples": ["/data/ventas.sqlite"]},
+                "path": {"type": "string", "format": "path", "title": "Database file", "description": "Absolute path of the .sqlite/.db file.", "examples": ["/data/ventas.sqlite"]},
             },
         },
         {
@@ -39,7 +39,7 @@ CREDENTIALS_SCHEMA: dict[str, Any] = {
             "required": ["type", "path"],
             "properties": {
                 "type": {"const": "duckdb"},
-                "path": {"type": "string", "title": "Database file", "description": "Absolute path of the .duckdb file.", "examples": ["/data/ventas.duckdb"]},
+                "path": {"type": "string", "format": "path", "title": "Database file", "description": "Absolute path of the .duckdb file.", "examples": ["/data/ventas.duckdb"]},
             },
         },
         {
@@ -159,6 +159,7 @@ def connector_info() -> ConnectorInfo:
         icon="icon.svg",
         package_dir=PACKAGE_DIR,
         access_rule_keys=["table_rules"],
+        check_setup=lazy("analytics_acp_databases.offline_check:check_setup"),  # files exist, URLs parse: offline
     )
 
 

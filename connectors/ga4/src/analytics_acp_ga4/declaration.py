@@ -22,7 +22,7 @@ from analytics_acp import (
 )
 from analytics_acp.lazy import LazyRef
 from analytics_acp_google.retry import AUTOCONTEXT_CONCURRENCY
-from analytics_acp_google.schemas import api_endpoint_property, credentials_schema, timeout_property
+from analytics_acp_google.schemas import CHECK_SETUP, api_endpoint_property, credentials_schema, timeout_property
 
 from .constants import SCOPES, SETTINGS_TTL_S, TRAFFIC_TTL_S
 
@@ -179,6 +179,7 @@ def connector_info() -> ConnectorInfo:
         instructions=INSTRUCTIONS,
         defaults=Defaults(row_limit=25, cost_limit_usd=0),
         credentials_schema=credentials_schema(scopes=SCOPES, product="Google Analytics 4"),
+        check_setup=CHECK_SETUP,  # the key loads, offline (analytics_acp_google.offline_check)
         config_schema=CONFIG_SCHEMA,
         cost=CostSpec(model="free", description=COST_DESCRIPTION),
         cache_ttl_s=TRAFFIC_TTL_S,

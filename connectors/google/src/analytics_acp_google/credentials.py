@@ -43,6 +43,10 @@ def _parse_service_account(raw: Any) -> dict[str, Any]:
         raise CredentialsInvalid("The service account key is empty: paste the whole JSON key file.")
     if not isinstance(info, dict):
         raise CredentialsInvalid("The service account key must be a JSON object (the key file).")
+    if "installed" in info or "web" in info:  # the two sections of an OAuth client-secrets file
+        from .schemas import OAUTH_CLIENT_FILE
+
+        raise CredentialsInvalid(f"The JSON given as the service account key: {OAUTH_CLIENT_FILE}")
     if info.get("type", "service_account") != "service_account":
         raise CredentialsInvalid(f"The pasted JSON is a {str(info.get('type'))[:40]!r} file, not a service account key.")
     missing = [k for k in ("client_email", "private_key", "token_uri") if not info.get(k)]

@@ -4,9 +4,36 @@ from __future__ import annotations
 
 from typing import Any
 
+from analytics_acp import lazy
+
+# ConnectorInfo.check_setup of every Google connector: the credentials built offline (offline_check.py).
+CHECK_SETUP = lazy("analytics_acp_google.offline_check:check_setup")
 
 def _secret(title: str, description: str) -> dict[str, Any]:
     return {"type": "string", "title": title, "description": description, "writeOnly": True}
+
+
+# Where an OAuth client file arrives as a key: what it is and what to give instead (5.5.0: English, for a person).
+OAUTH_CLIENT_FILE = ("this is an OAuth client-secrets file, not a service account key. For a Google account, sign in "
+                     "with `analytics-acp login google` (the OAuth variant); for a service account, download its key "
+                     "(Google Cloud console > IAM > Service accounts > Keys > Add key > JSON).")
+
+# contentSchema (JSON Schema 2020-12) of the service_account text: the core checks the pasted JSON against it and
+# takes the failing part's description as the message (analytics_acp.schemas). Kept small: it is in the capability.
+SERVICE_ACCOUNT_KEY: dict[str, Any] = {
+    "type": "object",
+    "description": "expected: the JSON key file of a service account, with client_email, private_key and token_uri",
+    "required": ["client_email", "private_key", "token_uri"],
+    "properties": {
+        "type": {"const": "service_account",
+                 "description": "this is not a service account key (its type is not service_account); a gcloud "
+                                "authorized_user file goes in the authorized_user variant."},
+        "private_key": {"type": "string", "pattern": "-----BEGIN [A-Z ]*PRIVATE KEY-----",
+                        "description": "its private_key is not a PEM private key; download a new key file."},
+    },
+    # "installed" / "web": the sections of an OAuth client-secrets file, never in a key file.
+    "patternProperties": {"^(installed|web)$": {"not": {}, "description": OAUTH_CLIENT_FILE}},
+}
 
 
 def credentials_schema(*, scopes: list[str], product: str) -> dict[str, Any]:
@@ -25,6 +52,7 @@ def credentials_schema(*, scopes: list[str], product: str) -> dict[str, Any]:
                 "title": "Service account JSON",
                 "description": "Paste the full JSON key file (includes client_email and private_key).",
                 "contentMediaType": "application/json",
+                "contentSchema": SERVICE_ACCOUNT_KEY,
                 "writeOnly": True,
             },
         },

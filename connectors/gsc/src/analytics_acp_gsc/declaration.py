@@ -13,6 +13,7 @@ from typing import Any
 from analytics_acp import BlockSpec, ConnectorInfo, Defaults, ResourceIdSpec, ToolSpec, date_property, lazy
 from analytics_acp.constants import ACP_INPUT_ANNOTATION, ACP_INPUT_TABLE_REF
 from analytics_acp_google.retry import AUTOCONTEXT_CONCURRENCY
+from analytics_acp_google.schemas import CHECK_SETUP
 
 from .constants import AGGREGATION_TYPES, DATA_STATES, DIMENSIONS, FILTER_DIMENSIONS, OPERATORS, SCOPES, SEARCH_TYPES
 from .resource_ids import FORMAT
@@ -105,6 +106,7 @@ def connector_info() -> ConnectorInfo:
         instructions=INSTRUCTIONS,
         defaults=Defaults(row_limit=25, cost_limit_usd=0),
         credentials_schema=credentials_schema(),
+        check_setup=CHECK_SETUP,  # the key loads, offline (analytics_acp_google.offline_check)
         config_schema=config_schema(),
         cache_ttl_s=6 * 3600,
         autocontext_concurrency=AUTOCONTEXT_CONCURRENCY,  # blocks are independent Google calls (issue 26.1)

@@ -25,11 +25,14 @@ from pydantic import ConfigDict
 
 from .. import sdk_private
 from ..constants import ACP_KEY, ACP_METHOD_READ_TABLE, ACP_PROTOCOL_VERSION, MCP_HANDSHAKE_VERSION
-from ..errors import AcpError, HostTablesUnsupported
+from ..errors import AcpError, HostTablesUnsupported, UpstreamError, error_from_payload
+from ..setup_check import VALIDATE_ONLY_KEY, check_offline, supports_validate_only
 
 Resolver = Callable[[str, "str | None"], Awaitable[dict[str, Any]]]
 
 ProgressFn = ProgressFnT  # async (progress, total, message) -> None
+
+VALIDATE_TIMEOUT_S = 15.0  # a set-up check runs offline: a server that takes longer is stuck
 
 FULL_HOST = {
     "version": ACP_PROTOCOL_VERSION,
@@ -295,6 +298,37 @@ class AcpClient:
         result = await self.raw_request("acp/configure", params)
         result.pop("_meta", None)
         return result
+
+    @property
+    def supports_validate_only(self) -> bool:
+        """True when the server (an ACP 1.x server) advertises validate-only acp/configure (setup_check.py)."""
+        return self.server_capability is not None and supports_validate_only(self.initialize_result)
+
+    async def validate_setup(self, setup: dict[str, Any], *, timeout: float = VALIDATE_TIMEOUT_S) -> AcpError | None:
+        """Check one source's set-up (acp/configure's fields: limits, credentials, config, tables,
+        default_resource_id) without changing this connection's session; the typed error, or None when it holds.
+
+        A server that advertises validate-only acp/configure checks it all, its connector's own offline check
+        included (a key that must load, a file that must exist); any other ACP server is checked here against
+        its published setup schemas (``setup_check.check_offline``), and a plain MCP server has nothing to check.
+        Bounded by ``timeout``: a server that does not answer in time gives ACP_UPSTREAM_ERROR saying so.
+        """
+        capability = self.server_capability
+        if capability is None:
+            return None
+        if not self.supports_validate_only:
+            return check_offline(capability, setup)
+        params = {**setup, "_meta": {VALIDATE_ONLY_KEY: True}}
+        with anyio.move_on_after(timeout) as scope:
+            try:
+                await self.raw_request("acp/configure", params)
+            except ProtocolError as exc:
+                if -32049 <= exc.code <= -32010:  # the ACP range: a typed set-up problem
+                    return error_from_payload({"code": exc.code, "message": exc.message, "data": exc.data})
+                return UpstreamError(f"The ACP server refused the set-up check ({exc.code}: {exc.message}).")
+        if scope.cancelled_caught:
+            return UpstreamError(f"The ACP server did not answer the set-up check within {timeout:g} s.")
+        return None
 
     async def list_tools(self) -> list[dict[str, Any]]:
         """tools/list as wire dicts (follows pagination)."""
