@@ -98,3 +98,97 @@ def test_json_text_fields_accept_the_object_and_the_object_given_whole():
     assert set(secret_values(whole, schema)) == {json.dumps(key), "PRIVATE-KEY-TEXT", "kid-123"}  # not a@b.iam, not type
     with pytest.raises(CredentialsInvalid, match="missing required field"):
         validate_credentials(schema, {"type": "service_account"})
+
+
+# --- issue 34.1: JSON in a string checked against its contentSchema; 34.2: path fields -----------------------
+
+KEY_SCHEMA = {"oneOf": [{"title": "Key file", "type": "object", "required": ["type", "key"], "properties": {
+    "type": {"type": "string", "const": "key_file"},
+    "key": {"type": "string", "title": "Key JSON", "writeOnly": True, "contentMediaType": "application/json",
+            "contentSchema": {
+                "type": "object", "required": ["account", "secret"],
+                "description": "expected: the key file with account and secret",
+                "properties": {"kind": {"const": "key", "description": "this is not a key file."},
+                               "secret": {"type": "string"}},
+                "patternProperties": {"^client$": {"not": {}, "description": "this is a client file: sign in instead."}}}}}}]}
+DISTINCT = "q9-DISTINCT-SECRET-VALUE"
+
+
+@pytest.mark.parametrize("given, expected", [
+    ({"account": "a", "secret": DISTINCT}, None),
+    ({"account": "a"}, "The credentials are not valid: key lacks secret (expected: the key file with account and secret)."),
+    ({"account": "a", "secret": 7}, "key.secret must be string (expected: the key file with account and secret)."),
+    ([DISTINCT], "key must be a JSON object (expected: the key file with account and secret)."),
+    ({"kind": DISTINCT, "account": "a", "secret": DISTINCT}, "The credentials are not valid: key: this is not a key file."),
+    ({"client": {"id": "x", "secret": DISTINCT}}, "The credentials are not valid: key: this is a client file: sign in instead."),
+])
+def test_json_text_is_checked_against_its_content_schema_without_values(given, expected):
+    import json
+
+    credentials = {"type": "key_file", "key": json.dumps(given)}
+    if expected is None:
+        assert validate_credentials(KEY_SCHEMA, credentials) == credentials
+        return
+    with pytest.raises(CredentialsInvalid) as err:
+        validate_credentials(KEY_SCHEMA, credentials)
+    assert expected in err.value.message and DISTINCT not in err.value.message
+    assert "Ask the user" not in err.value.message  # 10.3: read by a person, in a terminal or on a page
+
+
+def test_config_json_text_with_a_content_schema_is_invalid_arguments():
+    schema = {"type": "object", "properties": {"rules": {
+        "type": "string", "title": "Rules", "contentMediaType": "application/json",
+        "contentSchema": {"type": "array", "items": {"type": "object", "required": ["pattern"]}}}}}
+    assert validate_config(schema, {"rules": '[{"pattern": "x"}]'})
+    with pytest.raises(InvalidArguments, match=r"rules\.0 lacks pattern"):
+        validate_config(schema, {"rules": '[{"mode": "full"}]'})
+
+
+def test_credentials_without_their_discriminator_say_so():
+    with pytest.raises(CredentialsInvalid) as err:
+        validate_credentials(CREDS_SCHEMA, {"installed": {"client_secret": DISTINCT}})
+    assert err.value.message == "The credentials have no type: it must be one of api_key, service_account."
+
+
+def test_path_fields_follow_the_variant_and_absolute_paths_join_the_base(tmp_path):
+    from analytics_acp.schemas import absolute_paths, path_fields
+
+    schema = {"oneOf": [
+        {"title": "File", "type": "object", "properties": {
+            "type": {"const": "file"}, "path": {"type": "string", "format": "path", "title": "File"},
+            "note": {"type": "string", "title": "Note"}}},
+        {"title": "URL", "type": "object", "properties": {"type": {"const": "url"}, "url": {"type": "string", "title": "URL"}}},
+    ]}
+    assert path_fields(schema, {"type": "file", "path": "data/x.db", "note": "n"}) == ["path"]
+    assert path_fields(schema, {"type": "file", "path": {"file": "ref"}}) == ["path"]  # a host reference is still the field
+    assert path_fields(schema, {"type": "file"}) == []  # absent: nothing to resolve
+    assert path_fields(schema, {"type": "url", "path": "x"}) == []  # the url variant has no path field
+    assert path_fields(schema, {"type": "other", "path": "x"}) == [] and path_fields(schema, None) == []
+    flat = {"type": "object", "properties": {"exe": {"type": "string", "format": "path", "title": "Exe"}}}
+    assert path_fields(flat, {"exe": "/usr/bin/x"}) == ["exe"] and path_fields({"type": "object"}, {"exe": "x"}) == []
+    given = {"type": "file", "path": "data/../data/x.db", "note": "keep/me"}
+    assert absolute_paths(schema, given, tmp_path) == {"type": "file", "path": str(tmp_path / "data" / "x.db"), "note": "keep/me"}
+    assert absolute_paths(schema, {"type": "file", "path": "/abs/x.db"}, tmp_path)["path"] == "/abs/x.db"
+    assert absolute_paths(schema, {"type": "file", "path": {"file": "k"}}, tmp_path)["path"] == {"file": "k"}
+    from pathlib import Path
+
+    assert absolute_paths(schema, {"type": "file", "path": "~/x.db"}, tmp_path)["path"] == str(Path.home() / "x.db")
+
+
+def test_check_offline_is_what_a_host_checks_without_the_server():
+    from analytics_acp.setup_check import check_offline
+
+    cap = {"credentials_schema": CREDS_SCHEMA, "config_schema": {"type": "object", "properties": {
+        "n": {"type": "integer", "title": "N", "minimum": 1}}}, "table_catalog": [{"name": "events", "title": "E"}]}
+    good = {"type": "api_key", "api_key": "0123456789" + DISTINCT}
+    assert check_offline(cap, {"credentials": good, "row_limit": 10, "tables": ["events"]}) is None
+    cases = [({}, "ACP_CREDENTIALS_MISSING", "one of: Key, Service account"),
+             ({"credentials": good, "row_limit": 5001}, "ACP_INVALID_LIMIT", "row_limit"),
+             ({"credentials": {"type": "api_key", "api_key": DISTINCT[:5]}}, "ACP_CREDENTIALS_INVALID", "api_key"),
+             ({"credentials": good, "config": {"n": 0}}, "ACP_INVALID_ARGUMENTS", "n must respect minimum"),
+             ({"credentials": good, "tables": ["nope"]}, "ACP_INVALID_ARGUMENTS", "Valid tables: events")]
+    for setup, name, needle in cases:
+        error = check_offline(cap, setup)
+        assert error is not None and error.name == name and needle in error.message, (setup, error)
+        assert DISTINCT not in error.message
+    assert check_offline({"credentials_schema": {"type": "object", "properties": {}}}, {}) is None  # nothing needed

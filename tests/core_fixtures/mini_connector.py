@@ -5,10 +5,13 @@ from __future__ import annotations
 import sqlite3
 import time
 
+import anyio
+
 from analytics_acp import (
     BlockSpec,
     CatalogEntry,
     ConnectorInfo,
+    CredentialsInvalid,
     CostEstimate,
     CostSpec,
     Defaults,
@@ -66,12 +69,27 @@ def connector_declaration():
             },
         },
         cost=CostSpec(model="per_row", description="0.01 USD per requested row."),
+        check_setup=_check_setup,
         table_catalog=[
             CatalogEntry(name="events", title="Events", group="Events"),
             CatalogEntry(name="pages", title="Pages", group="Pages", required=True),
             CatalogEntry(name="extra", title="Extra", group="Other"),
         ],
     )
+
+
+async def _check_setup(credentials, config):
+    """The connector's own offline check (issue 34.3): keys named sk-revoked are refused (the message quotes the
+    key, which the core must mask), sk-buggy makes the check itself fail, sk-stuck never finishes."""
+    key = str((credentials or {}).get("api_key", ""))
+    if key.startswith("sk-revoked"):
+        raise CredentialsInvalid(f"The key {key} was revoked: create another one.")
+    if key.startswith("sk-buggy"):
+        raise TypeError(f"unexpected {key}")
+    if key.startswith("sk-stuck"):
+        await anyio.sleep(3600)  # a stuck check: the host's bound must answer instead
+    if config.get("region") == "us" and key.startswith("sk-eu-only"):
+        raise InvalidArguments("config.region us is not available to this key: use eu.")
 
 
 def _rows(n):

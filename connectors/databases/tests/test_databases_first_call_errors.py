@@ -85,7 +85,8 @@ def test_duckdb_file_that_is_not_a_database(tmp_path, served):
 
 
 def test_sqlite_file_that_does_not_exist(tmp_path, served):
-    _check({"type": "sqlite", "path": str(tmp_path / "gone.db")}, "gone", INVALID, "'gone.db' does not exist", served=served)
+    _check({"type": "sqlite", "path": str(tmp_path / "gone.db")}, "gone", INVALID, f"{tmp_path / 'gone.db'} does not exist",
+           served=served)
 
 
 @pytest.mark.services

@@ -123,8 +123,11 @@ def test_the_credentials_people_have_are_accepted_by_the_core_and_built(fake):
         # only private_key / private_key_id are secret inside a key; names, type and identities stay readable
         assert info["private_key"] in secrets and info["private_key_id"] in secrets
         assert not {info["client_email"], info["project_id"], info["token_uri"], "service_account", "private_key"} & set(secrets)
-    broken = validate_credentials(schema, {k: v for k, v in info.items() if k != "private_key"})
-    with pytest.raises(CredentialsInvalid) as err:
+    broken = {k: v for k, v in info.items() if k != "private_key"}
+    with pytest.raises(CredentialsInvalid) as err:  # issue 34.1: the schema's contentSchema refuses it already
+        validate_credentials(schema, broken)
+    assert "service_account lacks private_key" in err.value.message and "JSON key file" in err.value.message
+    with pytest.raises(CredentialsInvalid) as err:  # and the connector, for a host that sent it anyway
         build_credentials(broken, ["s"])
     assert "lacks private_key" in err.value.message and "JSON key file downloaded" in err.value.message
     oauth = keys.oauth(refresh_token="1//r-secret", client_id="cid.apps", client_secret="cs-secret")

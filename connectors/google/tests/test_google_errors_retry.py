@@ -10,7 +10,7 @@ from analytics_acp import CredentialsInvalid, InvalidArguments, ResourceNotFound
 from analytics_acp_google import retry
 from analytics_acp_google.endpoint import api_endpoint
 from analytics_acp_google.errors import scrub, to_acp_error
-from analytics_acp_google.schemas import api_endpoint_property, credentials_schema
+from analytics_acp_google.schemas import SERVICE_ACCOUNT_KEY, api_endpoint_property, credentials_schema
 from google.api_core import exceptions as gexc
 from googlefakes.server import google_error
 
@@ -118,7 +118,11 @@ def test_schemas_follow_4_2_and_5_5_5():
     assert sa["properties"]["service_account"] == {
         "type": "string", "title": "Service account JSON",
         "description": "Paste the full JSON key file (includes client_email and private_key).",
-        "contentMediaType": "application/json", "writeOnly": True}
+        "contentMediaType": "application/json", "contentSchema": SERVICE_ACCOUNT_KEY, "writeOnly": True}
+    # Issue 34.1: what a key file must hold, as JSON Schema 2020-12 any host can check the pasted text against.
+    import jsonschema
+
+    jsonschema.Draft202012Validator.check_schema(SERVICE_ACCOUNT_KEY)
     assert sa["required"] == ["type", "service_account"] and sa["properties"]["type"]["const"] == "service_account"
     assert oauth["x-acp-login"] == {"provider": "google", "scopes": ["https://www.googleapis.com/auth/analytics.readonly"]}
     assert set(oauth["properties"]) == {"type", "access_token", "refresh_token", "client_id", "client_secret", "expiry_date", "email"}

@@ -1,0 +1,82 @@
+"""Issue 34.3: the connector's own offline check in acp/configure, and validate-only acp/configure (setup_check.py)
+through the host client's ``validate_setup``, on the mini connector served in this process.
+
+The real connectors' checks (Google keys, database files) are proven in their own folders
+(connectors/ga4/tests/test_ga4_setup_check.py, connectors/databases/tests/test_databases_setup_check.py).
+"""
+
+import pytest
+from analytics_acp.host import ProtocolError
+from analytics_acp.setup_check import VALIDATE_ONLY_KEY
+from core_helpers import CREDS, mini_in_process
+
+pytestmark = pytest.mark.asyncio
+SECRET = "sk-revoked-DISTINCT-9f31"
+
+
+async def test_configure_runs_the_connectors_check_after_the_schemas_and_masks_secrets():
+    async with mini_in_process() as c:
+        with pytest.raises(ProtocolError) as err:
+            await c.configure(credentials={"type": "api_key", "api_key": SECRET})
+        assert err.value.code == -32012 and err.value.message == "The key *** was revoked: create another one."
+        with pytest.raises(ProtocolError) as err:  # config problems found by the check are ACP_INVALID_ARGUMENTS (5.5.3)
+            await c.configure(credentials={"type": "api_key", "api_key": "sk-eu-only-123"}, config={"region": "us"})
+        assert err.value.code == -32017 and "use eu" in err.value.message
+        with pytest.raises(ProtocolError) as err:  # a broken check is typed, its text masked
+            await c.configure(credentials={"type": "api_key", "api_key": "sk-buggy-SECRET-77"})
+        assert err.value.code == -32018 and "TypeError" in err.value.message and "sk-buggy-SECRET-77" not in err.value.message
+        assert (await c.configure())["effective"]["has_credentials"] is False  # 5.1: refused, nothing changed
+        assert (await c.configure(credentials=CREDS))["effective"]["has_credentials"] is True
+
+
+async def test_validate_only_checks_everything_configure_checks_and_changes_nothing():
+    async with mini_in_process() as c:
+        caps = c.initialize_result["capabilities"]["experimental"]
+        assert caps[VALIDATE_ONLY_KEY] == {"version": 1} and "acp" in caps and c.supports_validate_only
+        await c.configure(row_limit=9)
+        cases = [
+            ({}, -32011, "This source needs credentials (one of: API key) and none were given."),
+            ({"credentials": CREDS, "row_limit": 5001}, -32016, "row_limit must be an integer between 0 and 5000."),
+            ({"credentials": CREDS, "field_limit": 0}, -32016, "field_limit"),
+            ({"credentials": {"type": "api_key", "api_key": "short"}}, -32012, "api_key must respect minLength 8"),
+            ({"credentials": {"type": "api_key", "api_key": SECRET}}, -32012, "The key *** was revoked"),
+            ({"credentials": CREDS, "config": {"region": "mars"}}, -32017, "region must be one of eu, us"),
+            ({"credentials": CREDS, "tables": ["nope"]}, -32017, "Valid tables: events, pages, extra"),
+        ]
+        for setup, code, needle in cases:
+            error = await c.validate_setup(setup)
+            assert error is not None and error.code == code and needle in error.message, (setup, error)
+            assert SECRET not in error.message and "Ask the user" not in error.message
+        assert await c.validate_setup({"credentials": CREDS, "row_limit": 3, "config": {"region": "us"}}) is None
+        # The session is the one acp/configure built: row_limit 9, no credentials, whatever was validated.
+        assert (await c.configure())["effective"] == {
+            "row_limit": 9, "cost_limit_usd": 1.0, "field_limit": 3, "has_credentials": False,
+            "default_resource_id": None, "tables": ["events"]}
+        res = await c.call_tool("extract", {"n": 3, "resource_id": "acc1"})
+        assert res.error["name"] == "ACP_CREDENTIALS_MISSING"
+
+
+async def test_a_server_without_validate_only_is_checked_against_its_published_schemas():
+    async with mini_in_process() as c:
+        c.initialize_result["capabilities"]["experimental"].pop(VALIDATE_ONLY_KEY)  # as an older server answers
+        assert not c.supports_validate_only
+        # The schemas still catch what they can; the connector's own check is not reached (nothing was sent).
+        assert (await c.validate_setup({"credentials": CREDS, "row_limit": -1})).code == -32016
+        assert (await c.validate_setup({})).code == -32011
+        assert await c.validate_setup({"credentials": {"type": "api_key", "api_key": SECRET}}) is None
+        assert (await c.configure())["effective"]["has_credentials"] is False
+
+
+async def test_a_stuck_check_gives_a_typed_answer_within_the_bound():
+    async with mini_in_process() as c:
+        error = await c.validate_setup({"credentials": {"type": "api_key", "api_key": "sk-stuck-123"}}, timeout=0.2)
+        assert error is not None and error.name == "ACP_UPSTREAM_ERROR"
+        assert error.message == "The ACP server did not answer the set-up check within 0.2 s."
+        assert await c.validate_setup({"credentials": CREDS}) is None  # the connection still answers
+
+
+async def test_plain_mcp_server_has_nothing_to_validate():
+    async with mini_in_process() as c:
+        c.initialize_result["capabilities"]["experimental"].pop("acp")
+        assert c.server_capability is None and not c.supports_validate_only
+        assert await c.validate_setup({"row_limit": -1}) is None
