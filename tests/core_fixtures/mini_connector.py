@@ -6,14 +6,13 @@ import sqlite3
 import time
 
 import anyio
-
 from analytics_acp import (
     BlockSpec,
     CatalogEntry,
     ConnectorInfo,
-    CredentialsInvalid,
     CostEstimate,
     CostSpec,
+    CredentialsInvalid,
     Defaults,
     Extraction,
     Header,
