@@ -77,7 +77,8 @@ def signed_in(oauth, secrets_file, home, monkeypatch):
     from analytics_acp_google.login_cli import login_main
 
     for name, value in (("ANALYTICS_ACP_CONFIG_DIR", str(home)), ("OAUTHLIB_INSECURE_TRANSPORT", "1"),
-                        ("OAUTHLIB_RELAX_TOKEN_SCOPE", "1")):  # as login_env gives the process; restored after the test
+                        ("OAUTHLIB_RELAX_TOKEN_SCOPE", "1"),  # as login_env gives the process; restored after the test
+                        ("DISPLAY", ":0")):  # a desktop: the command opens the browser (webbrowser.open, below)
         monkeypatch.setenv(name, value)
 
     def consent(url: str, *args, **kwargs) -> bool:
@@ -91,7 +92,7 @@ def signed_in(oauth, secrets_file, home, monkeypatch):
 def test_allow_in_chromium_writes_a_private_file_every_google_acp_accepts(oauth, secrets_file, home, browser):
     run = LoginRun(["login", "google", "--no-browser", "--client-secrets", str(secrets_file), "--timeout", "120"], login_env(home))
     url = run.wait_for_url(oauth.url + "/o/auth")
-    assert "Signed in to analytics-acp" in browser_decide(browser, url, "Allow")
+    assert "Signed in to analytics-acp as analyst@example.com." in browser_decide(browser, url, "Allow")
     assert run.finish() == 0, run.stderr
     # The file: 0600 in 0700 folders of the config dir, gcloud's authorized_user shape plus token_uri/email/scopes.
     (path,) = _signins(home)
@@ -143,9 +144,11 @@ def test_token_endpoint_down_after_allow_is_one_line_and_writes_nothing(oauth, t
     path = tmp_path / "client_secret.json"
     path.write_text(json.dumps(oauth.client_secrets(oauth.client_id, oauth.client_secret, token_uri=f"http://127.0.0.1:{dead}/token")))
     run = LoginRun(["login", "google", "--no-browser", "--client-secrets", str(path), "--timeout", "120"], login_env(home))
-    browser_decide(browser, run.wait_for_url(oauth.url + "/o/auth"), "Allow")
+    page = browser_decide(browser, run.wait_for_url(oauth.url + "/o/auth"), "Allow")
     assert run.finish() == 1
     assert run.stderr.count("\n") == 1 and f"Could not reach the token endpoint 127.0.0.1:{dead} (connection failed)" in run.stderr
+    # Issue 34.4: the tab is answered after the code exchange, with its outcome (it said "Signed in" before).
+    assert "Signed in" not in page and page.startswith("Sign-in was not completed: Could not reach the token endpoint")
     assert _signins(home) == []
     _clean(run.stdout + run.stderr, oauth)
 
@@ -169,9 +172,11 @@ def test_a_silent_or_unresolvable_token_endpoint_is_one_line(oauth, tmp_path, ho
     path.write_text(json.dumps(oauth.client_secrets(oauth.client_id, oauth.client_secret, token_uri=token_uri)))
     env = login_env(home, ANALYTICS_ACP_GOOGLE_TIMEOUT_S="1")
     run = LoginRun(["login", "google", "--no-browser", "--client-secrets", str(path), "--timeout", "60"], env)
-    http_decide(run.wait_for_url(oauth.url + "/o/auth"))
+    page = http_decide(run.wait_for_url(oauth.url + "/o/auth"))
     assert run.finish() == 1
     assert run.stderr.count("\n") == 1 and expected.format(port=silent_port) in run.stderr, run.stderr
+    # Issue 34.4: the loopback page the browser lands on says the same, never "Signed in".
+    assert "Signed in" not in page and "Sign-in was not completed: " + expected.format(port=silent_port) in page, page
     assert _signins(home) == []
     _clean(run.stdout + run.stderr, oauth)
 
@@ -359,7 +364,7 @@ def test_debug_logging_of_the_embedding_program_shows_no_secret(oauth, secrets_f
     logging.getLogger("requests_oauthlib").setLevel(logging.NOTSET)
     seen: list[str] = []
 
-    def show(url: str) -> None:
+    def show(url: str, not_opened: str | None) -> None:
         seen.append(url)
         threading.Thread(target=http_decide, args=(url, "allow"), daemon=True).start()
 
@@ -395,3 +400,33 @@ def test_a_scope_unticked_on_the_consent_screen_is_named_with_the_acp_it_breaks(
     assert "Warning: the consent screen did not grant webmasters.readonly: gsc will be refused." in out
     assert json.loads((home / "google" / "analyst@example.com.json").read_text())["scopes"] == [
         "https://www.googleapis.com/auth/analytics.readonly"]
+
+
+def test_without_a_display_it_prints_the_url_and_says_no_browser_opened(oauth, secrets_file, home):
+    """Issue 34.4: Linux without DISPLAY/WAYLAND_DISPLAY (SSH, a container) cannot open a browser: the command says
+    so with the URL instead of "Opening your browser", and still ends at its --timeout."""
+    env = login_env(home)
+    for name in ("DISPLAY", "WAYLAND_DISPLAY"):
+        env.pop(name, None)
+    code, out, err = run_cli(["login", "google", "--client-secrets", str(secrets_file), "--timeout", "1"], env)
+    assert code == 1 and "Opening your browser" not in out
+    lines = out.splitlines()
+    assert lines[1] == ("Could not open a browser (no display: DISPLAY and WAYLAND_DISPLAY are unset). Open this URL in a "
+                        "browser on this machine to sign in (waiting 1 s):")
+    assert lines[2].startswith(oauth.url + "/o/auth?")
+    assert err.strip() == ("analytics-acp login: No answer from the browser within 1 s: sign-in cancelled. "
+                           "Run the command again (--timeout sets the wait).")
+
+
+def test_when_no_browser_is_found_it_says_so(oauth, secrets_file, home, monkeypatch, capsys):
+    import webbrowser
+
+    from analytics_acp_google.login_cli import login_main
+
+    for name, value in (("ANALYTICS_ACP_CONFIG_DIR", str(home)), ("OAUTHLIB_INSECURE_TRANSPORT", "1"), ("DISPLAY", ":0")):
+        monkeypatch.setenv(name, value)
+    monkeypatch.setattr(webbrowser, "open", lambda *args, **kwargs: False)  # webbrowser found no browser to run
+    assert login_main(["google", "--client-secrets", str(secrets_file), "--timeout", "0.1"]) == 1
+    out = capsys.readouterr().out
+    assert "Could not open a browser (no browser was found). Open this URL in a browser" in out
+    assert "Opened your browser" not in out and "Opening your browser" not in out

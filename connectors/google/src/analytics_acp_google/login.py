@@ -10,11 +10,13 @@ from __future__ import annotations
 
 import base64
 import hmac
+import html
 import json
 import logging
 import os
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from http.server import BaseHTTPRequestHandler, HTTPServer
@@ -124,15 +126,20 @@ def choose_scopes(available: dict[str, list[str]], wanted: list[str] | None) -> 
 
 @dataclass
 class Redirect:
-    """What the browser brought back to the loopback listener."""
+    """What the browser brought back to the loopback listener, and how the sign-in ended with it."""
 
     params: dict[str, str] = field(default_factory=dict)
+    signin: SignIn | None = None
+    error: LoginError | None = None
 
 
 class _Receiver(HTTPServer):
     # On Windows SO_REUSEADDR would let another process bind the same port and catch the code.
     allow_reuse_address = sys.platform != "win32"
     result: Redirect | None = None
+    # Finishes the sign-in from the redirect's parameters (state, code exchange) before the browser gets its
+    # page, so the tab says "Signed in" only once the credentials exist; a LoginError is the failure page.
+    complete: Callable[[dict[str, str]], SignIn] | None = None
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -148,14 +155,23 @@ class _Handler(BaseHTTPRequestHandler):
         if parts.path != "/" or not ({"code", "error"} & params.keys()) or not isinstance(server, _Receiver):
             self._page(404, "Not the sign-in redirect.")
             return
-        server.result = Redirect(params)
-        if "error" in params:
-            self._page(200, "Sign-in was not completed. You can close this tab and return to the terminal.")
+        redirect = Redirect(params)
+        try:
+            if server.complete is not None:
+                redirect.signin = server.complete(params)
+        except LoginError as exc:
+            redirect.error = exc
+        except Exception as exc:  # never a traceback in the tab; the terminal gets the same one line
+            redirect.error = LoginError(f"Sign-in failed ({type(exc).__name__}); nothing was saved.")
+        server.result = redirect
+        if redirect.error is not None:
+            self._page(200, f"Sign-in was not completed: {redirect.error} The terminal says the same; you can close this tab.")
         else:
-            self._page(200, "Signed in to analytics-acp. You can close this tab and return to the terminal.")
+            who = f" as {redirect.signin.credentials.get('email')}" if redirect.signin and redirect.signin.credentials.get("email") else ""
+            self._page(200, f"Signed in to analytics-acp{who}. You can close this tab and return to the terminal.")
 
     def _page(self, status: int, text: str) -> None:
-        body = f"<!doctype html><title>analytics-acp</title><p>{text}</p>".encode()
+        body = f"<!doctype html><title>analytics-acp</title><p>{html.escape(text)}</p>".encode()
         self.send_response(status)
         self.send_header("Content-Type", "text/html; charset=utf-8")
         self.send_header("Content-Length", str(len(body)))
@@ -172,6 +188,24 @@ def open_listener(port: int) -> _Receiver:
         if port and exc.errno in (98, 48, 10048):  # EADDRINUSE on Linux, macOS, Windows
             raise LoginError(f"Port {port} on 127.0.0.1 is in use: pass another --port, or leave it out to use a free one.") from None
         raise LoginError(f"Cannot listen on 127.0.0.1:{port} ({exc.strerror or type(exc).__name__}).") from None
+
+
+def open_in_browser(url: str) -> str | None:
+    """Open ``url`` in the user's browser: None when one was started, else why not (a clause for the terminal).
+
+    On Linux without a display (no DISPLAY or WAYLAND_DISPLAY: an SSH session, a container) no graphical
+    browser can open, and ``webbrowser`` would fall back to a text browser that takes over the terminal: the
+    URL is printed instead.
+    """
+    if sys.platform.startswith("linux") and not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")):
+        return "no display: DISPLAY and WAYLAND_DISPLAY are unset"
+    import webbrowser
+
+    try:
+        opened = webbrowser.open(url, new=1, autoraise=True)
+    except webbrowser.Error:
+        opened = False
+    return None if opened else "no browser was found"
 
 
 def wait_for_redirect(listener: _Receiver, timeout_s: float) -> Redirect:
@@ -250,9 +284,14 @@ def _exchange(flow: Any, code: str, secrets: ClientSecrets) -> dict[str, Any]:
         raise LoginError(f"The token endpoint {host} failed ({type(exc).__name__}): try again later.") from None
 
 
-def sign_in(secrets: ClientSecrets, scopes: list[str], *, port: int, timeout_s: float, show_url: Any,
-            open_browser: bool) -> SignIn:
-    """Run the whole flow: listener, authorization URL (PKCE S256, state), browser, redirect, code exchange."""
+def sign_in(secrets: ClientSecrets, scopes: list[str], *, port: int, timeout_s: float,
+            show_url: Callable[[str, str | None], None], open_browser: bool) -> SignIn:
+    """Run the whole flow: listener, authorization URL (PKCE S256, state), browser, redirect, code exchange.
+
+    ``show_url(url, not_opened)`` is told the URL once the browser was tried: ``not_opened`` is None when a
+    browser was started (or ``open_browser`` is false), else why none could be (:func:`open_in_browser`).
+    The browser's tab is answered only after the code exchange: it says signed in only when it is.
+    """
     # Google adds openid/email scopes it already granted to the answer; oauthlib would call that an error.
     os.environ.setdefault("OAUTHLIB_RELAX_TOKEN_SCOPE", "1")
     # requests-oauthlib logs the code-exchange body (client secret, code, verifier) and the token at
@@ -267,14 +306,20 @@ def sign_in(secrets: ClientSecrets, scopes: list[str], *, port: int, timeout_s: 
         redirect_uri = f"http://127.0.0.1:{listener.server_address[1]}/"
         flow = InstalledAppFlow.from_client_config({"installed": secrets.config}, scopes=requested, redirect_uri=redirect_uri)
         url, state = flow.authorization_url(access_type="offline", prompt="consent")
-        show_url(url)
-        if open_browser:
-            import webbrowser
-
-            webbrowser.open(url, new=1, autoraise=True)
-        answer = wait_for_redirect(listener, timeout_s).params
+        listener.complete = lambda answer: _finish(flow, state, answer, secrets, scopes, requested)
+        show_url(url, open_in_browser(url) if open_browser else None)
+        redirect = wait_for_redirect(listener, timeout_s)
     finally:
         listener.server_close()
+    if redirect.error is not None:
+        raise redirect.error
+    assert redirect.signin is not None  # complete() returns a SignIn or raises
+    return redirect.signin
+
+
+def _finish(flow: Any, state: str, answer: dict[str, str], secrets: ClientSecrets, scopes: list[str],
+            requested: list[str]) -> SignIn:
+    """The redirect's answer checked (state, error) and exchanged for the credentials."""
     if not hmac.compare_digest(str(answer.get("state", "")), str(state)):
         raise LoginError("The browser came back with a different state than was sent: sign-in refused (possible forgery). "
                          "Run the command again.")

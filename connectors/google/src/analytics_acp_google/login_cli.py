@@ -111,11 +111,14 @@ def _login(args: argparse.Namespace, say: Callable[[str], None]) -> int:
 
     say(f"Signing in for {', '.join(acps)} with scopes: {', '.join(_short(s) for s in scopes)} (plus your email address).")
 
-    def show_url(url: str) -> None:
+    def show_url(url: str, not_opened: str | None) -> None:
         if args.no_browser:
             say(f"Open this URL in a browser to sign in (waiting {args.timeout:g} s):\n{url}")
+        elif not_opened:
+            say(f"Could not open a browser ({not_opened}). Open this URL in a browser on this machine to sign in "
+                f"(waiting {args.timeout:g} s):\n{url}")
         else:
-            say(f"Opening your browser to sign in (waiting {args.timeout:g} s). If it does not open, visit:\n{url}")
+            say(f"Opened your browser to sign in (waiting {args.timeout:g} s). If it did not open, visit:\n{url}")
 
     result = sign_in(secrets, scopes, port=args.port, timeout_s=args.timeout, show_url=show_url, open_browser=not args.no_browser)
     creds = result.credentials
