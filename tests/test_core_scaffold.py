@@ -102,3 +102,27 @@ def test_new_last_line_and_readmes_name_the_same_test_command(repo, capsys):
     readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
     assert ".venv/bin/pytest connectors/mysource" in readme and ".venv/bin/analytics-acp new mysource" in readme
     assert found.group(0) in (repo / "connectors" / "shop_stats" / "README.md").read_text()
+
+
+def test_check_passes_the_untouched_scaffold_without_a_resource_id(repo, tmp_path):
+    """Issue 34.4: `analytics-acp check` (its run_check, in this process) on what `analytics-acp new` wrote, as
+    written and with no resource_id: the kit takes the first resource the server suggests (6.3), else its first
+    declared example (4.2); before, handshake.plain_mcp, calls.progress and calls.cancel failed on
+    ACP_RESOURCE_REQUIRED."""
+    from analytics_acp_build.check import Target, run_check
+
+    assert main(["new", "shop_stats", "--root", str(repo)]) == 0
+    folder = repo / "connectors" / "shop_stats"
+    site = tmp_path / "site"
+    _install_like_editable(folder, site)
+    paths = [str(site), str(folder / "src"), os.environ.get("PYTHONPATH", "")]
+    steps: list[str] = []
+    items = run_check(Target(command=[sys.executable, "-m", "analytics_acp", "serve", "shop_stats"]), timeout=120,
+                      env={"PYTHONPATH": os.pathsep.join(p for p in paths if p)}, on_step=steps.append)
+    failed = [f"{i.item}: {i.evidence}" for i in items if i.status == "fail"]
+    assert not failed, failed
+    assert any(s.endswith(": the first resource the server suggests (--resource-id, or resource_id= in the kit, chooses another)")
+               and s.startswith("resource_id ") for s in steps), steps
+    status = {i.item: i.status for i in items}
+    for item in ("handshake.plain_mcp", "calls.progress", "calls.cancel", "resources.default", "autocontext.all_blocks"):
+        assert status[item] == "pass", item

@@ -37,8 +37,10 @@ async def autocontext(run: Run, client: Any) -> None:
         f.not_applicable("resources.suggestions", "resource_id format none")
         f.not_applicable("resources.examples", "resource_id format none")
     else:
-        await _suggestions(run, client)
+        suggested = await _suggestions(run, client)
         await _examples(run, client)
+        if not run.resource_id:
+            choose_resource(run, suggested)
 
     if not uses_resource:  # 6.1 format "none": no resource to fetch blocks for; unknown ids are still refused
         for item in ("autocontext.all_blocks", "autocontext.failing_block"):
@@ -47,7 +49,7 @@ async def autocontext(run: Run, client: Any) -> None:
         return
     if not run.resource_id:
         for item in ("autocontext.all_blocks", "autocontext.failing_block", "autocontext.unknown_block"):
-            f.not_applicable(item, "no resource_id given to the kit")
+            f.not_applicable(item, "no resource_id: none given to the kit, suggested or declared")
         return
     rid_args = {"resource_id": run.resource_id}
     data = await run.call(client, "autocontext_data", rid_args, run.meta(), label="autocontext_data[resource]")
@@ -90,16 +92,33 @@ def cache_partition(run: Run) -> None:
     )
 
 
-async def _suggestions(run: Run, client: Any) -> None:
+def choose_resource(run: Run, suggested: list[str]) -> None:
+    """No resource_id given to the kit: the first resource the server suggests (its default first, 6.3), else the
+    first of its declared examples (4.2), so the resource, sample and progress probes run on an untouched server
+    (issue 34.4: the scaffold failed three items without --resource-id). Said as a step of the run."""
+    examples = [str(e) for e in (run.capability.get("resource_id") or {}).get("examples") or []]
+    if suggested:
+        run.resource_id, origin = suggested[0], "the first resource the server suggests"
+    elif examples:
+        run.resource_id, origin = examples[0], "the first example the server declares"
+    else:
+        return
+    run.resource_origin = origin
+    if run.progress is not None:
+        run.progress(f"resource_id {run.resource_id}: {origin} (--resource-id, or resource_id= in the kit, chooses another)")
+
+
+async def _suggestions(run: Run, client: Any) -> list[str]:
+    """resources.suggestions; the suggested resource ids (none when the listing failed)."""
     f = run.findings
     seen = await run.call(client, "autocontext", {}, run.meta(), label="autocontext[suggestions]")
     mr = seen.result.model_response
     if run.credentials is None and (seen.result.error or {}).get("name") == "ACP_CREDENTIALS_MISSING":
         f.not_applicable("resources.suggestions", "no credentials given (the listing needs them; pass --credentials)")
-        return
+        return []
     if seen.result.is_error or not isinstance(mr, dict):
         f.fail("resources.suggestions", f"autocontext without resource_id: {seen.result.text[:200]}")
-        return
+        return []
     resources, total = mr.get("resources"), mr.get("total_available")
     problems = []
     if not isinstance(resources, list) or len(resources) > ACP_RESOURCE_SUGGESTIONS:
@@ -117,6 +136,7 @@ async def _suggestions(run: Run, client: Any) -> None:
     f.check("resources.suggestions", not problems, f"{len(resources)} of {total} resources", "; ".join(problems))
     if isinstance(mr.get("notice"), str):
         run.texts.append(("autocontext.notice", mr["notice"]))
+    return [str(r["resource_id"]) for r in resources if isinstance(r, dict) and isinstance(r.get("resource_id"), str)]
 
 
 async def _examples(run: Run, client: Any) -> None:
