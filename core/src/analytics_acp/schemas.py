@@ -229,7 +229,7 @@ def path_fields(schema: dict[str, Any] | None, values: Any) -> list[str]:
     return [k for k, p in props.items() if isinstance(p, dict) and p.get("format") == PATH_FORMAT and k in values]
 
 
-def absolute_paths(schema: dict[str, Any] | None, values: Any, base: Path) -> dict[str, Any]:
+def absolute_paths(schema: dict[str, Any] | None, values: Any, base: Path) -> Any:
     """``values`` with each literal path of :func:`path_fields` made absolute: ``~`` expanded, a relative one
     joined to ``base`` (a host's folder of reference, e.g. the one holding its set-up file). Other values and
     non-string path values are left as they are."""
