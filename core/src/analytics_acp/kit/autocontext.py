@@ -6,6 +6,7 @@ import re
 from typing import Any
 
 from ..constants import ACP_RESOURCE_SUGGESTIONS
+from ..setup_check import credentials_needed
 from .run import Run
 
 _BLOCK_ID = re.compile(r"^[a-z][a-z0-9_]*$")
@@ -49,7 +50,7 @@ async def autocontext(run: Run, client: Any) -> None:
         return
     if not run.resource_id:
         for item in ("autocontext.all_blocks", "autocontext.failing_block", "autocontext.unknown_block"):
-            f.not_applicable(item, "no resource_id: none given to the kit, suggested or declared")
+            f.not_applicable(item, run.no_resource)
         return
     rid_args = {"resource_id": run.resource_id}
     data = await run.call(client, "autocontext_data", rid_args, run.meta(), label="autocontext_data[resource]")
@@ -97,11 +98,15 @@ def choose_resource(run: Run, suggested: list[str]) -> None:
     first of its declared examples (4.2), so the resource, sample and progress probes run on an untouched server
     (issue 34.4: the scaffold failed three items without --resource-id). Said as a step of the run."""
     examples = [str(e) for e in (run.capability.get("resource_id") or {}).get("examples") or []]
+    if run.credentials is None and credentials_needed(run.capability.get("credentials_schema") or {}):
+        run.no_resource = "no resource_id given, and no credentials to use one with (the server needs them)"
+        return
     if suggested:
         run.resource_id, origin = suggested[0], "the first resource the server suggests"
     elif examples:
         run.resource_id, origin = examples[0], "the first example the server declares"
     else:
+        run.no_resource = "no resource_id given, suggested or declared"
         return
     run.resource_origin = origin
     if run.progress is not None:

@@ -69,6 +69,7 @@ class Run:
         self.command, self.url, self.token, self.cwd = command, url, token, cwd
         self.credentials, self.config, self.resource_id = credentials, config, resource_id
         self.resource_origin = "given to the kit" if resource_id else ""  # or how the kit chose it (choose_resource)
+        self.no_resource = "no resource_id given to the kit"  # why there is none, for the items that need one
         self.samples, self.host_tables, self.package_dir = samples, host_tables, package_dir
         self.findings = Findings()
         self.server_files: list[Path] = []  # an HTTP server's log/cache/tmp the secret scan reads too

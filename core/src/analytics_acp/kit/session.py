@@ -165,7 +165,7 @@ async def _default_resource(run: Run, client: Any, sample: Sample, meta: dict[st
         f.not_applicable("resources.default", f"{sample.tool} publishes no resource_id")
         return
     if not run.resource_id:
-        f.not_applicable("resources.default", "no resource_id: none given to the kit, suggested or declared")
+        f.not_applicable("resources.default", run.no_resource)
         return
     args = {k: v for k, v in sample.arguments.items() if k != "resource_id"}
     meta = {k: v for k, v in meta.items() if k != "default_resource_id"}
