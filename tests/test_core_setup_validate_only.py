@@ -29,6 +29,18 @@ async def test_configure_runs_the_connectors_check_after_the_schemas_and_masks_s
         assert (await c.configure(credentials=CREDS))["effective"]["has_credentials"] is True
 
 
+async def test_a_configure_that_arrives_during_a_slow_check_merges_after_it():
+    """5.1: each acp/configure merges into what the previous one left, even while a check runs off the loop."""
+    import anyio
+
+    async with mini_in_process() as c:
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(lambda: c.configure(credentials={"type": "api_key", "api_key": "sk-slow-12345"}))
+            tg.start_soon(lambda: c.configure(row_limit=7))  # sent while the first one is in its 0.5 s check
+        effective = (await c.configure())["effective"]
+        assert effective["has_credentials"] is True and effective["row_limit"] == 7
+
+
 async def test_validate_only_checks_everything_configure_checks_and_changes_nothing():
     async with mini_in_process() as c:
         caps = c.initialize_result["capabilities"]["experimental"]

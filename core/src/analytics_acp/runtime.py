@@ -48,6 +48,7 @@ from .tablefile import read_table_uri
 log = logging.getLogger("analytics_acp")
 _SESSION_KEY = "analytics_acp.session"
 _CLIENT_KEY = "analytics_acp.client"
+_CONFIGURE_LOCK_KEY = "analytics_acp.configure_lock"
 # The HTTP app puts its one-time table URL maker on each request's ASGI scope under this key (as an auth
 # middleware puts the user there): request -> (Path -> URL). The tools/call handler reads it off ctx.request.
 FILE_URL_SCOPE_KEY = "analytics_acp.file_url"
@@ -173,15 +174,19 @@ class AcpServer:
 
     async def _configure(self, ctx: Any, params: _OpenParams) -> dict[str, Any]:
         state = _state(ctx)
-        session = state.get(_SESSION_KEY) or SessionConfig()
         values = dict(params.model_extra or {})
         validate_only = validate_only_requested(params.meta)  # setup_check.py: check, change nothing
-        try:
-            new, result = await self.runtime.configure(session, values, validate_only=validate_only)
-        except AcpError as exc:  # 5.1: protocol error, the session stays unchanged
-            raise MCPError(code=exc.code, message=exc.message, data=exc.data) from None
-        if not validate_only:
-            state[_SESSION_KEY] = new
+        # The connector's check runs off the event loop: two acp/configure of one session must not both start
+        # from the same session and the second drop what the first merged (5.1: each merges into the last).
+        lock = state.setdefault(_CONFIGURE_LOCK_KEY, anyio.Lock())
+        async with lock if not validate_only else contextlib.nullcontext():
+            session = state.get(_SESSION_KEY) or SessionConfig()
+            try:
+                new, result = await self.runtime.configure(session, values, validate_only=validate_only)
+            except AcpError as exc:  # 5.1: protocol error, the session stays unchanged
+                raise MCPError(code=exc.code, message=exc.message, data=exc.data) from None
+            if not validate_only:
+                state[_SESSION_KEY] = new
         return result
 
     async def _call_tool(self, ctx: Any, params: types.CallToolRequestParams) -> dict[str, Any]:
