@@ -52,6 +52,14 @@ def test_check_setup_schema_finds_problems():
     problems = " ".join(check_setup_schema(bad, allow_one_of=False))
     assert "password" in problems and "writeOnly" in problems and "nested" in problems and "x: missing title" in problems
     assert check_setup_schema(CREDS_SCHEMA, allow_one_of=False)  # oneOf only in credentials_schema
+    assert check_setup_schema(KEY_SCHEMA, allow_one_of=True) == []
+    annotated = {"type": "object", "properties": {
+        "key": {"type": "string", "title": "K", "contentSchema": {"type": "object"}},
+        "rules": {"type": "string", "title": "R", "contentMediaType": "application/json", "contentSchema": {"type": 7}},
+        "dir": {"type": "integer", "title": "D", "format": "path"}}}
+    problems = check_setup_schema(annotated, allow_one_of=False)
+    assert problems[0] == 'key: contentSchema needs contentMediaType "application/json"'
+    assert problems[1].startswith("rules: contentSchema is not a valid JSON Schema (") and problems[2] == 'dir: format "path" is for string fields'
 
 
 def test_secret_paths_and_redact():

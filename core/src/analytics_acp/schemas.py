@@ -344,4 +344,22 @@ def _flat_problems(schema: dict[str, Any]) -> list[str]:
             out.append(f"{key}: missing title")
         if _SECRET_NAME.search(key) and "const" not in prop and not prop.get("writeOnly"):
             out.append(f"{key}: looks secret but is not writeOnly")
+        out += _annotation_problems(key, prop)
+    return out
+
+
+def _annotation_problems(key: str, prop: dict[str, Any]) -> list[str]:
+    """contentSchema only with JSON text and a valid JSON Schema 2020-12; format path only on strings."""
+    out = []
+    if "contentSchema" in prop:
+        import jsonschema
+
+        if prop.get("contentMediaType") != "application/json":
+            out.append(f'{key}: contentSchema needs contentMediaType "application/json"')
+        try:
+            jsonschema.Draft202012Validator.check_schema(prop["contentSchema"])
+        except jsonschema.SchemaError as exc:
+            out.append(f"{key}: contentSchema is not a valid JSON Schema ({exc.message[:120]})")
+    if prop.get("format") == PATH_FORMAT and prop.get("type") != "string":
+        out.append(f'{key}: format "path" is for string fields')
     return out
