@@ -108,7 +108,8 @@ def test_check_passes_the_untouched_scaffold_without_a_resource_id(repo, tmp_pat
     """Issue 34.4: `analytics-acp check` (its run_check, in this process) on what `analytics-acp new` wrote, as
     written and with no resource_id: the kit takes the first resource the server suggests (6.3), else its first
     declared example (4.2); before, handshake.plain_mcp, calls.progress and calls.cancel failed on
-    ACP_RESOURCE_REQUIRED."""
+    ACP_RESOURCE_REQUIRED. Over Streamable HTTP (`check --url`): every probe's session on one server process."""
+    from analytics_acp.kit import serve_http
     from analytics_acp_build.check import Target, run_check
 
     assert main(["new", "shop_stats", "--root", str(repo)]) == 0
@@ -117,8 +118,9 @@ def test_check_passes_the_untouched_scaffold_without_a_resource_id(repo, tmp_pat
     _install_like_editable(folder, site)
     paths = [str(site), str(folder / "src"), os.environ.get("PYTHONPATH", "")]
     steps: list[str] = []
-    items = run_check(Target(command=[sys.executable, "-m", "analytics_acp", "serve", "shop_stats"]), timeout=120,
-                      env={"PYTHONPATH": os.pathsep.join(p for p in paths if p)}, on_step=steps.append)
+    serve = [sys.executable, "-m", "analytics_acp", "serve", "shop_stats", "--http"]
+    with serve_http(serve, env={"PYTHONPATH": os.pathsep.join(p for p in paths if p)}) as served:
+        items = run_check(Target(url=served.url), timeout=120, on_step=steps.append)
     failed = [f"{i.item}: {i.evidence}" for i in items if i.status == "fail"]
     assert not failed, failed
     assert any(s.endswith(": the first resource the server suggests (--resource-id, or resource_id= in the kit, chooses another)")
