@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import socket
 import stat
+import sys
 from pathlib import Path
 
 import pytest
@@ -402,6 +403,7 @@ def test_a_scope_unticked_on_the_consent_screen_is_named_with_the_acp_it_breaks(
         "https://www.googleapis.com/auth/analytics.readonly"]
 
 
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="DISPLAY/WAYLAND_DISPLAY decide only on Linux")
 def test_without_a_display_it_prints_the_url_and_says_no_browser_opened(oauth, secrets_file, home):
     """Issue 34.4: Linux without DISPLAY/WAYLAND_DISPLAY (SSH, a container) cannot open a browser: the command says
     so with the URL instead of "Opening your browser", and still ends at its --timeout."""
