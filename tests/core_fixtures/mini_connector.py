@@ -14,6 +14,7 @@ from analytics_acp import (
     CostSpec,
     CredentialsInvalid,
     Defaults,
+    EndDate,
     Extraction,
     Header,
     Info,
@@ -23,12 +24,15 @@ from analytics_acp import (
     Resource,
     ResourceIdSpec,
     ResourceRef,
+    StartDate,
     TableOutput,
+    TableRef,
+    ToolArguments,
     ToolSpec,
-    date_property,
     hookimpl,
     resolve_window,
 )
+from pydantic import Field
 
 SECRET_FIELD = {"type": "string", "title": "API key", "writeOnly": True, "minLength": 8}
 
@@ -97,13 +101,31 @@ def _rows(n):
     return [{"day": f"2026-01-{(i % 28) + 1:02d}", "n": i, "ratio": i / 2 if i % 2 else i // 2} for i in range(n)]
 
 
-def _extract(args, ctx):
+class ExtractArguments(ToolArguments):
+    n: int = Field(12, ge=0)
+    start_date: StartDate | None = Field(None, description="YYYY-MM-DD, YYYYMMDD, NdaysAgo, yesterday or today.")
+    end_date: EndDate | None = Field(None, description="YYYY-MM-DD, YYYYMMDD, NdaysAgo, yesterday or today.")
+
+
+class PaidArguments(ToolArguments):
+    n: int
+
+
+class SumTableArguments(ToolArguments):
+    table_ref: TableRef = Field(description="Host dataset id.")
+    column: str
+
+
+class StepsArguments(ToolArguments):
+    n: int = 20
+    step_s: float = 0.05
+
+
+def _extract(args: ExtractArguments, ctx):
     window = None
-    if args.get("start_date") or args.get("end_date"):
-        window = resolve_window(args.get("start_date", "7daysAgo"), args.get("end_date", "today"))
-    n = int(args.get("n", 12))
-    if n < 0:
-        raise InvalidArguments("n must be >= 0.")
+    if args.start_date or args.end_date:
+        window = resolve_window(args.start_date or "7daysAgo", args.end_date or "today")
+    n = args.n
     return Extraction(
         rows=_rows(n),
         headers=[Header("day", "date", "dimension")],
@@ -114,8 +136,8 @@ def _extract(args, ctx):
     )
 
 
-def _paid(args, ctx):
-    return Extraction(rows=_rows(int(args["n"])), description="Paid rows.", cost_actual_usd=ctx.cost_estimate_usd)
+def _paid(args: PaidArguments, ctx):
+    return Extraction(rows=_rows(args.n), description="Paid rows.", cost_actual_usd=ctx.cost_estimate_usd)
 
 
 def _multi(args, ctx):
@@ -132,9 +154,9 @@ def _multi(args, ctx):
     )
 
 
-async def _sum_table(args, ctx):
-    table = await ctx.read_table(args["table_ref"])
-    total = sum(float(r.get(args["column"]) or 0) for r in table.rows)
+async def _sum_table(args: SumTableArguments, ctx):
+    table = await ctx.read_table(args.table_ref)
+    total = sum(float(r.get(args.column) or 0) for r in table.rows)
     return Info(data={"rows": len(table.rows), "sum": total, "columns": table.columns})
 
 
@@ -142,14 +164,14 @@ def _boom(args, ctx):
     raise RuntimeError(f"driver exploded with key {ctx.credentials['api_key']}")
 
 
-def _steps(args, ctx):
+def _steps(args: StepsArguments, ctx):
     # Progress (issue 28): n steps of an upstream that takes a moment per step; stops when cancelled.
-    n = args.get("n", 20)
+    n = args.n
     rows = []
     for i in range(n):
         if ctx.cancelled:
             break
-        time.sleep(args.get("step_s", 0.05))  # the fixture's stand-in for a slow upstream page
+        time.sleep(args.step_s)  # the fixture's stand-in for a slow upstream page
         rows.append({"step": i + 1})
         ctx.progress(i + 1, n, f"step {i + 1} of {n}")
     return Extraction(rows=rows, description="Steps.")
@@ -179,28 +201,17 @@ def register_tools(register):
             kind="extraction",
             default=True,
             run=_extract,
-            input_schema={
-                "type": "object",
-                "properties": {
-                    "n": {"type": "integer", "minimum": 0},
-                    "start_date": date_property("start"),
-                    "end_date": date_property("end"),
-                },
-            },
+            arguments=ExtractArguments,
         )
     )
     register(ToolSpec(name="paid", description="Paid rows.", kind="extraction", paid=True, run=_paid,
-                      input_schema={"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"]}))
+                      arguments=PaidArguments))
     register(ToolSpec(name="multi", description="Several tables.", kind="extraction", multitable=True, run=_multi))
     register(ToolSpec(name="sum_table", description="Sum a host table column.", run=_sum_table, needs_resource=False,
-                      needs_credentials=False,
-                      input_schema={"type": "object", "properties": {
-                          "table_ref": {"type": "string", "x-acp-input": "table_ref", "description": "Host dataset id."},
-                          "column": {"type": "string"}}, "required": ["table_ref", "column"]}))
+                      needs_credentials=False, arguments=SumTableArguments))
     register(ToolSpec(name="boom", description="Fails.", run=_boom))
     register(ToolSpec(name="steps", description="Steps with progress.", kind="extraction", run=_steps,
-                      needs_resource=False, input_schema={"type": "object", "properties": {
-                          "n": {"type": "integer"}, "step_s": {"type": "number"}}}))
+                      needs_resource=False, arguments=StepsArguments))
     register(ToolSpec(name="spin", description="Runs until cancelled.", kind="extraction", run=_spin,
                       needs_resource=False))
 
@@ -238,5 +249,5 @@ def normalize_resource_id(resource_id):
 
 @hookimpl
 def estimate_cost(tool, arguments, ctx):
-    n = int(arguments.get("n", 0))
+    n = arguments.n
     return CostEstimate(usd=n * 0.01, hint="fewer rows", data={"rows": n})

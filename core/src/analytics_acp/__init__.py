@@ -4,9 +4,10 @@ Connectors import what they declare and return from here; the runtime does the p
 """
 
 from .access import check_access, effective_mode
+from .arguments import DateText, EndDate, NoArguments, SqlText, StartDate, TableRef, ToolArguments
 from .constants import ACP_PROTOCOL_VERSION
 from .context import CallContext, ClientInfo, HostTable
-from .dates import date_property, resolve_date, resolve_window
+from .dates import resolve_date, resolve_window
 from .declarations import (
     NO_RESOURCE,
     BlockSpec,
@@ -59,9 +60,11 @@ __all__ = [
     "CostEstimate",
     "CostLimitExceeded",
     "CostSpec",
+    "DateText",
     "CredentialsInvalid",
     "CredentialsMissing",
     "Defaults",
+    "EndDate",
     "Extraction",
     "Header",
     "HostTable",
@@ -71,20 +74,24 @@ __all__ = [
     "InvalidLimit",
     "ModelView",
     "MultiExtraction",
+    "NoArguments",
     "ReadOnlyViolation",
     "Resource",
     "ResourceIdSpec",
     "ResourceNotFound",
     "ResourceRef",
     "ResourceRequired",
+    "SqlText",
+    "StartDate",
     "TableNotFound",
     "TableOutput",
+    "TableRef",
     "TableTruncated",
+    "ToolArguments",
     "ToolSpec",
     "UnknownBlock",
     "UpstreamError",
     "check_access",
-    "date_property",
     "effective_mode",
     "hookimpl",
     "lazy",

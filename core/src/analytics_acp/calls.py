@@ -22,6 +22,7 @@ import anyio
 from . import schemas
 from .access import parse_rules
 from .argument_limits import check_arguments_size
+from .arguments import ToolArguments
 from .call_context import build_call_context, validate_config, validate_credentials
 from .constants import ACP_INLINE_MAX_BYTES, ACP_TOOL_AUTOCONTEXT, ACP_TOOL_AUTOCONTEXT_DATA
 from .context import CallContext, ClientInfo, ReadTable, credentials_missing_message
@@ -40,7 +41,7 @@ from .results import BuildSettings, catalog_for_tool, resolve_selection
 from .runtime_state import RuntimeState
 from .setup_check import credentials_needed, missing_credentials
 from .signals import CallSignals, SendProgress
-from .toolschemas import uses_resource, validate_arguments
+from .toolschemas import parse_tool_arguments, uses_resource
 
 log = logging.getLogger("analytics_acp")
 
@@ -161,23 +162,24 @@ class ConnectorRuntime:
 
     async def _run_tool(self, tool: ToolSpec, args: dict[str, Any], ctx: CallContext, record: CallRecord,
                         file_url: Callable[[Path], str] | None) -> dict[str, Any]:
-        validate_arguments(self.state.published_schema(tool), args)
+        # Parsed once (issue 38.1): the tool, its cost estimate and around_tool_call wrappers get the typed object.
+        parsed, core_args = parse_tool_arguments(self.state.published_schema(tool), tool, args)
         # Credentials first: without them there is no resource to default to or list (and a plain MCP
         # client learns why its _meta.acp was ignored, 2.2).
         if tool.needs_credentials and credentials_needed(self.info.credentials_schema) and not ctx.credentials:
             raise CredentialsMissing(credentials_missing_message(ctx.client))
         if tool.needs_resource and uses_resource(self.info):
-            ref = await resolve_resource_off_loop(self.loaded, args.pop("resource_id", None), ctx, ctx.default_resource_id)
+            ref = await resolve_resource_off_loop(self.loaded, core_args.get("resource_id"), ctx, ctx.default_resource_id)
             record.resource_id = ref.id
         selection = None
         catalog = catalog_for_tool(self.info.table_catalog, tool.name)
         if tool.multitable and catalog:
-            selection = resolve_selection(args.pop("tables", None), ctx.tables, self.info.defaults.tables, catalog, tool.name)
+            selection = resolve_selection(core_args.get("tables"), ctx.tables, self.info.defaults.tables, catalog, tool.name)
             record.arguments["tables"] = list(selection)
             record.extra["tables_selected"] = list(selection)
         if tool.paid:
             # An estimate is often a blocking request (BigQuery's dry run): keep it off the event loop.
-            await anyio.to_thread.run_sync(cost_preflight, self.loaded, tool, args, ctx, record)
+            await anyio.to_thread.run_sync(cost_preflight, self.loaded, tool, parsed, ctx, record)
         settings = BuildSettings(
             row_limit=ctx.row_limit,
             field_limit=ctx.field_limit,
@@ -191,12 +193,12 @@ class ConnectorRuntime:
         )
         finish = partial(finish_output, tool, settings)
 
-        def innermost(tool: ToolSpec, arguments: dict[str, Any], ctx: CallContext) -> Any:
+        def innermost(tool: ToolSpec, arguments: ToolArguments, ctx: CallContext) -> Any:
             return invoke_tool(tool, arguments, ctx, finish)  # the awaitable that around_tool_call wrappers wrap
 
         async with ctx.signals.running():  # progress sent while it runs; a cancel interrupts it (signals.py)
             outcome = await self.loaded.hook.around_tool_call.call_extra(
-                [innermost], {"tool": tool, "arguments": args, "ctx": ctx}
+                [innermost], {"tool": tool, "arguments": parsed, "ctx": ctx}
             )
             if outcome[1] is not None:  # an extraction: the client that asked for progress hears its end
                 ctx.signals.settle(outcome[1].total_rows)

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import datetime as _dt
 import re
-from typing import Any
 
 from .errors import InvalidArguments
 
@@ -71,8 +70,3 @@ def substitute_template(text: str, start: str, end: str) -> str:
 def has_template(text: str) -> bool:
     """True when a template argument carries the window markers."""
     return TEMPLATE_START in text or TEMPLATE_END in text
-
-
-def date_property(bound: str, description: str | None = None) -> dict[str, Any]:
-    """Schema of a start/end window argument with its x-acp-date annotation."""
-    return {"type": "string", "x-acp-date": bound, "description": description or DATE_DESCRIPTION}

@@ -9,10 +9,11 @@ they fill these objects and the core turns them into the ACP wire format.
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import InitVar, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
+from .arguments import NoArguments, ToolArguments, check_model
 from .constants import ACP_DEFAULT_FIELD_LIMIT
 from .lazy import LazyRef
 
@@ -190,26 +191,33 @@ SetupCheck = Callable[[dict[str, Any] | None, dict[str, Any]], None] | LazyRef
 
 
 # A callable, or lazy("package.module:function") so the module doing the work (and its clients) loads on first call.
-ToolRun = Callable[[dict[str, Any], "CallContext"], Any | Awaitable[Any]] | LazyRef
+# It receives the tool's parsed argument model (a ToolArguments instance) and the call context.
+ToolRun = Callable[[Any, "CallContext"], Any | Awaitable[Any]] | LazyRef
+
+# Named in the load error of a connector written before typed arguments (issue 38.1).
+TYPED_ARGUMENTS_SINCE = "analytics-acp 0.1, typed tool arguments"
 
 
 @dataclass
 class ToolSpec:
     """A tool the connector publishes.
 
-    ``input_schema`` is the JSON schema of the model-facing arguments, without
-    ``resource_id`` or ``tables``: the core injects those (6.2, 8.7).
-    ``run(arguments, ctx)`` may be sync (run in a worker thread together with
-    result building, so a DB cursor stays on one thread) or async. Declare it as
-    ``lazy("package.module:function")`` (lazy.py) to import that module on first call only.
+    ``arguments`` is the tool's argument model, a ``ToolArguments`` subclass (arguments.py): the core
+    publishes its JSON schema as the tool's inputSchema (injecting ``resource_id`` and ``tables``, 6.2, 8.7,
+    which the model never declares), validates and parses the model's arguments once, and calls
+    ``run(parsed, ctx)`` with the typed object. Omit it for a tool without arguments (``NoArguments``).
+    ``run`` may be sync (run in a worker thread together with result building, so a DB cursor stays on one
+    thread) or async. Declare it as ``lazy("package.module:function")`` (lazy.py) to import that module on
+    first call only; the argument model is imported at load (keep it in a light module).
     It returns an ``Extraction``/``MultiExtraction`` (kind extraction) or
     an ``Info``/plain JSON value (kind info), or raises an ``AcpError``.
+    A hand-written ``input_schema`` dict (the form before typed arguments) is refused at load, naming the change.
     """
 
     name: str
     description: str
     run: ToolRun
-    input_schema: dict[str, Any] = field(default_factory=lambda: {"type": "object", "properties": {}})
+    arguments: type[ToolArguments] = NoArguments
     kind: Literal["extraction", "info"] = "info"
     title: str | None = None
     needs_resource: bool = True  # core injects resource_id and resolves default_resource_id
@@ -218,6 +226,16 @@ class ToolSpec:
     paid: bool = False  # the estimate_cost hook runs before it (9.2)
     read_only_hint: bool = True  # MCP annotation readOnlyHint
     default: bool = False  # first of extraction_tools (the default tool, 4.2)
+    input_schema: InitVar[dict[str, Any] | None] = None  # removed: refused below
+
+    def __post_init__(self, input_schema: dict[str, Any] | None) -> None:
+        if input_schema is not None:
+            raise TypeError(
+                f"ToolSpec(name={self.name!r}) declares input_schema by hand: declare `arguments=<a ToolArguments "
+                f"model>` instead; the core publishes its schema and hands run() the parsed arguments "
+                f"({TYPED_ARGUMENTS_SINCE}; see README, How to write one)."
+            )
+        check_model(self.name, self.arguments)
 
 
 BlockFetch = Callable[[str, "CallContext"], Any | Awaitable[Any]] | LazyRef

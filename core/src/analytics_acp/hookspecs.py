@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 import pluggy
 
 if TYPE_CHECKING:  # pragma: no cover
+    from .arguments import ToolArguments
     from .context import CallContext
     from .declarations import BlockSpec, ConnectorInfo, CostEstimate, Resource, ResourceRef, ToolSpec
 
@@ -28,7 +29,8 @@ def connector_declaration() -> ConnectorInfo | None:
 
 @hookspec
 def register_tools(register: Callable[[ToolSpec], None], info: ConnectorInfo) -> None:
-    """Call ``register(ToolSpec)`` once per tool to publish (a connector's own are ``ConnectorInfo.tools``)."""
+    """Call ``register(ToolSpec)`` once per tool to publish (a connector's own are ``ConnectorInfo.tools``); an
+    extension's tool declares its argument model like a connector's (a hand-written input_schema is a load error)."""
 
 
 @hookspec
@@ -53,8 +55,9 @@ def credentials_resource(credentials: dict[str, Any] | None, config: dict[str, A
 
 
 @hookspec(firstresult=True)
-def estimate_cost(tool: ToolSpec, arguments: dict[str, Any], ctx: CallContext) -> CostEstimate | float | None:
-    """Return a ``CostEstimate`` (or USD float) for a paid tool call before it runs (9.2)."""
+def estimate_cost(tool: ToolSpec, arguments: ToolArguments, ctx: CallContext) -> CostEstimate | float | None:
+    """Return a ``CostEstimate`` (or USD float) for a paid tool call before it runs (9.2); ``arguments`` is the
+    tool's parsed argument model."""
 
 
 @hookspec(firstresult=True)
@@ -63,8 +66,8 @@ def credential_identity(credentials: dict[str, Any] | None) -> str | None:
 
 
 @hookspec(firstresult=True)
-def around_tool_call(tool: ToolSpec, arguments: dict[str, Any], ctx: CallContext) -> Any:
-    """Wrap every tool call. Implement with ``@hookimpl(wrapper=True)``: ``inner = yield`` is the awaitable
+def around_tool_call(tool: ToolSpec, arguments: ToolArguments, ctx: CallContext) -> Any:
+    """Wrap every tool call (``arguments``: the parsed argument model). Implement with ``@hookimpl(wrapper=True)``: ``inner = yield`` is the awaitable
     that runs the tool; return an awaitable (e.g. a coroutine that awaits ``inner``) for timing, audit, budgets."""
 
 

@@ -9,12 +9,13 @@ from typing import Any
 
 import anyio
 
+from .arguments import ToolArguments
 from .context import CallContext
 from .declarations import ToolSpec
 from .lazy import LazyRef
 
 
-async def invoke_tool(tool: ToolSpec, arguments: dict[str, Any], ctx: CallContext, finish: Callable[[Any], Any]) -> Any:
+async def invoke_tool(tool: ToolSpec, arguments: ToolArguments, ctx: CallContext, finish: Callable[[Any], Any]) -> Any:
     """Run ``tool`` and pass its output through ``finish`` (the result builder) on the same thread."""
     run = await resolve_off_loop(tool.run)
     if inspect.iscoroutinefunction(run):

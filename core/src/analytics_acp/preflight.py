@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
-
+from .arguments import ToolArguments
 from .context import CallContext
 from .declarations import CostEstimate, ToolSpec
 from .envelope import CallRecord
@@ -11,7 +10,7 @@ from .errors import CostLimitExceeded, UpstreamError
 from .plugins import LoadedConnector
 
 
-def cost_preflight(loaded: LoadedConnector, tool: ToolSpec, args: dict[str, Any], ctx: CallContext,
+def cost_preflight(loaded: LoadedConnector, tool: ToolSpec, args: ToolArguments, ctx: CallContext,
                    record: CallRecord) -> None:
     """Ask ``estimate_cost``; record it on ctx and system_info; ACP_COST_LIMIT_EXCEEDED says how to narrow."""
     estimate = loaded.hook.estimate_cost(tool=tool, arguments=args, ctx=ctx)

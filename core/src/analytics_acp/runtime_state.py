@@ -46,9 +46,9 @@ class RuntimeState:
         return self.loaded.info
 
     def declared_arguments(self, name: str) -> set[str]:
-        """Argument names the connector's own inputSchema of tool ``name`` declares (none for unknown tools)."""
+        """Argument names the argument model of tool ``name`` declares (none for unknown tools)."""
         tool = self.loaded.tools.get(name)
-        return set(((tool.input_schema if tool else None) or {}).get("properties") or {})
+        return set(tool.arguments.argument_names()) if tool else set()
 
     def published_schema(self, tool: ToolSpec) -> dict[str, Any]:
         """The inputSchema of one connector tool as the model sees it (cached per tool)."""

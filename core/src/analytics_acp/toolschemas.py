@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import copy
 from functools import lru_cache
 from typing import Any
 
-from .constants import ACP_INPUT_ANNOTATION, ACP_INPUT_TABLE_REF
+from .arguments import CORE_ARGUMENTS, ToolArguments
 from .declarations import BlockSpec, ConnectorInfo, ToolSpec
 from .effective import NEVER_ARGUMENTS, SYSTEM_KEYS
 from .errors import InvalidArguments
@@ -56,25 +55,30 @@ def autocontext_schemas(info: ConnectorInfo, blocks: dict[str, BlockSpec]) -> tu
 
 
 def publish_schema(info: ConnectorInfo, tool: ToolSpec, tables_property: dict[str, Any] | None) -> dict[str, Any]:
-    """The tool's inputSchema as published: resource_id injected when needed, catalog ``tables`` when covered."""
-    schema = copy.deepcopy(tool.input_schema) or {"type": "object", "properties": {}}
-    schema.setdefault("type", "object")
+    """The tool's inputSchema as published: its argument model's schema, resource_id injected when needed,
+    catalog ``tables`` when covered (6.2, 8.7)."""
+    schema = tool.arguments.published_schema()
     props = schema.setdefault("properties", {})
     if tool.needs_resource and uses_resource(info):
         props["resource_id"] = resource_property(info)
-        if "required" in schema:
-            schema["required"] = [r for r in schema["required"] if r != "resource_id"]
-    else:
-        props.pop("resource_id", None)
     if tables_property is not None:
         props["tables"] = tables_property
     return schema
 
 
-def table_ref_arguments(tool: ToolSpec) -> list[str]:
-    """Names of the arguments marked ``x-acp-input: table_ref`` (8.8)."""
-    props = (tool.input_schema or {}).get("properties", {})
-    return [name for name, prop in props.items() if isinstance(prop, dict) and prop.get(ACP_INPUT_ANNOTATION) == ACP_INPUT_TABLE_REF]
+def parse_tool_arguments(schema: dict[str, Any], tool: ToolSpec,
+                         arguments: dict[str, Any]) -> tuple[ToolArguments, dict[str, Any]]:
+    """The model's arguments parsed once into the tool's typed object, and the core's own (resource_id, tables).
+
+    ``schema`` is the published one: names outside it are refused first, then the injected arguments are checked
+    against their published properties and the rest parsed by the tool's model (ACP_INVALID_ARGUMENTS, 12.1).
+    """
+    check_argument_names(schema, arguments)
+    core = {k: arguments[k] for k in CORE_ARGUMENTS if k in arguments}
+    if core:
+        props = schema.get("properties", {})
+        validate_arguments({"type": "object", "properties": {k: props[k] for k in core}}, core)
+    return tool.arguments.parse({k: v for k, v in arguments.items() if k not in core}), core
 
 
 @lru_cache(maxsize=256)
@@ -88,14 +92,8 @@ def _validator(schema_key: str) -> Any:
     return cls(schema)
 
 
-def validate_arguments(schema: dict[str, Any], arguments: dict[str, Any]) -> None:
-    """Check the model's arguments against the published schema; raise ACP_INVALID_ARGUMENTS (12.1).
-
-    Limits and credentials are never accepted in arguments (5.4), and unknown arguments are refused
-    with the list of accepted ones so the model can correct itself.
-    """
-    import json
-
+def check_argument_names(schema: dict[str, Any], arguments: dict[str, Any]) -> None:
+    """Refuse limits and credentials in arguments (5.4) and unknown arguments, listing the accepted ones."""
     props = schema.get("properties", {})
     system = sorted(k for k in arguments if k in NEVER_ARGUMENTS or (k in SYSTEM_KEYS and k not in props))
     if system:
@@ -108,6 +106,14 @@ def validate_arguments(schema: dict[str, Any], arguments: dict[str, Any]) -> Non
         raise InvalidArguments(
             f"Unknown argument(s) {', '.join(unknown)}. Accepted arguments: {', '.join(props) or 'none'}."
         )
+
+
+def validate_arguments(schema: dict[str, Any], arguments: dict[str, Any]) -> None:
+    """Check arguments against a schema the core itself publishes (the reserved tools, resource_id, tables);
+    raise ACP_INVALID_ARGUMENTS (12.1). A connector tool's own arguments are parsed by its model instead."""
+    import json
+
+    check_argument_names(schema, arguments)
     validator = _validator(json.dumps(schema, sort_keys=True))
     errors = sorted(validator.iter_errors(arguments), key=lambda e: list(e.path))
     if errors:
@@ -126,10 +132,13 @@ def _describe(error: Any) -> str:
         return f"must be of type {error.validator_value}."
     if v == "enum":
         return f"must be one of {', '.join(map(str, error.validator_value))}."
-    if v in ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"):
-        return f"must respect {v} {error.validator_value}."
-    if v in ("minLength", "maxLength", "minItems", "maxItems"):
-        return f"must respect {v} {error.validator_value}."
+    # The same words as a model's refusal (arguments.py).
+    words = {"minimum": "must be at least", "maximum": "must be at most", "exclusiveMinimum": "must be greater than",
+             "exclusiveMaximum": "must be less than", "minItems": "must have at least", "maxItems": "must have at most",
+             "minLength": "must be at least", "maxLength": "must be at most"}
+    if v in words:
+        unit = {"minItems": " item(s)", "maxItems": " item(s)", "minLength": " characters", "maxLength": " characters"}
+        return f"{words[v]} {error.validator_value}{unit.get(v, '')}."
     if v == "uniqueItems":
         return "items must be unique."
     return f"does not match the schema ({v})."

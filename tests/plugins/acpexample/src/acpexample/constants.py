@@ -3,4 +3,7 @@ declaration.py, which only plugin.py reads)."""
 
 from __future__ import annotations
 
-CHANNELS = ("organic", "paid_search", "email", "referral", "direct")  # query_orders' channel enum, the channels block
+from typing import Literal, get_args
+
+Channel = Literal["organic", "paid_search", "email", "referral", "direct"]  # query_orders' channel argument
+CHANNELS: tuple[str, ...] = get_args(Channel)  # the channels block and the data

@@ -16,11 +16,10 @@ from analytics_acp import (
     Defaults,
     ResourceIdSpec,
     ToolSpec,
-    date_property,
     lazy,
 )
 
-from .constants import CHANNELS
+from .arguments import AddNote, CaptureSession, ListCustomers, QueryOrders, TableStats, Window
 
 CREDENTIALS_SCHEMA = {
     "oneOf": [
@@ -121,8 +120,6 @@ def declaration() -> ConnectorInfo:
     )
 
 
-_WINDOW = {"start_date": date_property("start"), "end_date": date_property("end")}
-
 def tool_specs() -> list[ToolSpec]:
     """The tools; query_orders is the default extraction tool (4.2)."""
     return [
@@ -130,40 +127,28 @@ def tool_specs() -> list[ToolSpec]:
             name="query_orders", title="Query orders", kind="extraction", default=True, run=lazy("acpexample.tools:query_orders"),
             description="Orders of an account (one row per order) in a date window, optionally for one channel. "
                         "Window defaults: 7daysAgo to yesterday.",
-            input_schema={"type": "object", "properties": {
-                **_WINDOW,
-                "channel": {"type": "string", "enum": list(CHANNELS), "description": "Only orders of this channel."},
-                "limit": {"type": "integer", "minimum": 1, "maximum": 100000, "description": "Maximum orders to extract."},
-            }},
+            arguments=QueryOrders,
         ),
         ToolSpec(
             name="list_customers", title="List customers", kind="extraction", run=lazy("acpexample.tools:list_customers"),
             description="Customers of an account with signup date, segment, lifetime value and visits.",
-            input_schema={"type": "object", "properties": {
-                "count": {"type": "integer", "minimum": 1, "maximum": 500, "description": "How many customers (default 40)."},
-            }},
+            arguments=ListCustomers,
         ),
         ToolSpec(
             name="capture_session", title="Capture a session", kind="extraction", multitable=True, run=lazy("acpexample.tools:capture_session"),
             description="Simulated browsing session of the account's site: events, pages, cookies and a summary.",
-            input_schema={"type": "object", "properties": {
-                "pages": {"type": "integer", "minimum": 1, "maximum": 20, "description": "Pages to visit (default 3)."},
-            }},
+            arguments=CaptureSession,
         ),
         ToolSpec(
             name="premium_report", title="Premium hourly report", kind="extraction", paid=True, run=lazy("acpexample.tools:premium_report"),
             description="Paid hourly sessions and revenue of an account in a date window (priced per row).",
-            input_schema={"type": "object", "properties": dict(_WINDOW)},
+            arguments=Window,
         ),
         ToolSpec(
             name="table_stats", title="Host table statistics", run=lazy("acpexample.tools:table_stats"), needs_resource=False,
             needs_credentials=False,
             description="Count, min, max, mean and sum of the numeric columns of a host dataset or report.",
-            input_schema={"type": "object", "properties": {
-                "table_ref": {"type": "string", "x-acp-input": "table_ref",
-                              "description": "Id of a host dataset or report. The host resolves the rows."},
-                "column": {"type": "string", "description": "Only this column (default: all)."},
-            }, "required": ["table_ref"]},
+            arguments=TableStats,
         ),
         ToolSpec(
             name="account_info", title="Account details", run=lazy("acpexample.tools:account_info"),
@@ -172,9 +157,7 @@ def tool_specs() -> list[ToolSpec]:
         ToolSpec(
             name="add_note", title="Add a note", run=lazy("acpexample.tools:add_note"), read_only_hint=False,
             description="Append a text note to the account. Needs access_mode readAndOnlyAdd or full.",
-            input_schema={"type": "object", "properties": {
-                "text": {"type": "string", "minLength": 1, "description": "The note."},
-            }, "required": ["text"]},
+            arguments=AddNote,
         ),
         ToolSpec(
             name="live_status", title="Live API status", run=lazy("acpexample.tools:live_status"),

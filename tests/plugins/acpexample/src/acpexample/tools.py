@@ -6,7 +6,6 @@ declaration.tool_specs names each function here with ``lazy("acpexample.tools:<f
 from __future__ import annotations
 
 import statistics
-from typing import Any
 
 from analytics_acp import (
     CallContext,
@@ -17,19 +16,21 @@ from analytics_acp import (
     InvalidArguments,
     ModelView,
     MultiExtraction,
+    NoArguments,
     TableOutput,
     resolve_window,
 )
 
 from . import data
+from .arguments import AddNote, CaptureSession, ListCustomers, QueryOrders, TableStats, Window
 from .resources import account_of
 
 DEFAULT_START, DEFAULT_END = "7daysAgo", "yesterday"
 NOTES: dict[str, list[str]] = {}  # add_note's "upstream": process memory, per account
 
 
-def _window(args: dict[str, Any]) -> tuple[str, str]:
-    return resolve_window(args.get("start_date", DEFAULT_START), args.get("end_date", DEFAULT_END))
+def _window(args: Window) -> tuple[str, str]:
+    return resolve_window(args.start_date or DEFAULT_START, args.end_date or DEFAULT_END)
 
 
 def _account(ctx: CallContext, table: str | None = None) -> str:
@@ -41,14 +42,14 @@ def _account(ctx: CallContext, table: str | None = None) -> str:
     return account
 
 
-def query_orders(args: dict[str, Any], ctx: CallContext) -> Extraction:
+def query_orders(args: QueryOrders, ctx: CallContext) -> Extraction:
     """Orders of an account in a date window; some columns declared, the rest inferred (8.6)."""
     account = _account(ctx, "orders")
     start, end = _window(args)
-    rows = data.orders(account, start, end, limit=args.get("limit"))
-    if args.get("channel"):
-        rows = [r for r in rows if r["channel"] == args["channel"]]
-    channel = f" Filter: channel = {args['channel']}." if args.get("channel") else ""
+    rows = data.orders(account, start, end, limit=args.limit)
+    if args.channel:
+        rows = [r for r in rows if r["channel"] == args.channel]
+    channel = f" Filter: channel = {args.channel}." if args.channel else ""
     return Extraction(
         rows=rows,
         headers=[
@@ -61,14 +62,14 @@ def query_orders(args: dict[str, Any], ctx: CallContext) -> Extraction:
         dates=[start, end],
         totals={"units": sum(r["units"] for r in rows), "amount": round(sum(r["amount"] for r in rows), 2)},
         source={"api": "example.orders.list", "account": account},
-        arguments={"start_date": args.get("start_date", DEFAULT_START), "end_date": args.get("end_date", DEFAULT_END)},
+        arguments={"start_date": args.start_date or DEFAULT_START, "end_date": args.end_date or DEFAULT_END},
     )
 
 
-def list_customers(args: dict[str, Any], ctx: CallContext) -> Extraction:
+def list_customers(args: ListCustomers, ctx: CallContext) -> Extraction:
     """Customers with upstream-typed values the core must normalize (numeric strings, YYYYMMDD)."""
     account = _account(ctx, "customers")
-    count = int(args.get("count", 40))
+    count = args.count
     return Extraction(
         rows=data.customers(account, count),
         headers=[
@@ -83,10 +84,10 @@ def list_customers(args: dict[str, Any], ctx: CallContext) -> Extraction:
     )
 
 
-def capture_session(args: dict[str, Any], ctx: CallContext) -> MultiExtraction:
+def capture_session(args: CaptureSession, ctx: CallContext) -> MultiExtraction:
     """A multitable extraction: every table computed, the core keeps the selected ones (8.7)."""
     account = _account(ctx)
-    pages = int(args.get("pages", 3))
+    pages = args.pages
     tables = data.session_capture(account, pages)
     start_url = f"https://{account}.example.test/p0"
     where = f"of {account}.example.test in a session started with {start_url}"
@@ -108,7 +109,7 @@ def capture_session(args: dict[str, Any], ctx: CallContext) -> MultiExtraction:
     )
 
 
-def premium_report(args: dict[str, Any], ctx: CallContext) -> Extraction:
+def premium_report(args: Window, ctx: CallContext) -> Extraction:
     """Hourly metrics, a paid extraction: the core ran estimate_cost before this (9.2)."""
     account = _account(ctx)
     start, end = _window(args)
@@ -124,7 +125,7 @@ def premium_report(args: dict[str, Any], ctx: CallContext) -> Extraction:
     )
 
 
-def estimate_premium(args: dict[str, Any], ctx: CallContext) -> CostEstimate:
+def estimate_premium(args: Window, ctx: CallContext) -> CostEstimate:
     """Price of premium_report before it runs: hourly rows of the window times price_per_row_usd."""
     start, end = _window(args)
     rows = len(data.days(start, end)) * 24
@@ -133,11 +134,11 @@ def estimate_premium(args: dict[str, Any], ctx: CallContext) -> CostEstimate:
                         data={"rows": rows, "price_per_row_usd": price})
 
 
-async def table_stats(args: dict[str, Any], ctx: CallContext) -> Info:
+async def table_stats(args: TableStats, ctx: CallContext) -> Info:
     """Statistics of a host table read with acp/read_table (8.8); no remote resource (6.2)."""
-    table = await ctx.read_table(args["table_ref"])
+    table = await ctx.read_table(args.table_ref)
     columns = table.columns
-    wanted = [args["column"]] if args.get("column") else columns
+    wanted = [args.column] if args.column else columns
     missing = [c for c in wanted if c not in columns]
     if missing:
         raise InvalidArguments(f"Table {table.ref} has no column {missing[0]!r}. Columns: {', '.join(columns)}.")
@@ -153,22 +154,22 @@ async def table_stats(args: dict[str, Any], ctx: CallContext) -> Info:
     return Info(data={"table_ref": table.ref, "rows": len(table.rows), "columns": columns, "stats": stats})
 
 
-def account_info(args: dict[str, Any], ctx: CallContext) -> Info:
+def account_info(args: NoArguments, ctx: CallContext) -> Info:
     """Plain info about the account (kind info, 8.3)."""
     account = data.BY_ID[_account(ctx)]
     return Info(data={"account": account.id, "name": account.name, "region": account.region,
                       "public": account.public, "tables": list(data.TABLES), "notes": len(NOTES.get(account.id, []))})
 
 
-def add_note(args: dict[str, Any], ctx: CallContext) -> Info:
+def add_note(args: AddNote, ctx: CallContext) -> Info:
     """Append a note to the account: a write allowed only by readAndOnlyAdd or full (10.6)."""
     account = _account(ctx)
     mode = ctx.check_access(f"{account}.notes", "add")
-    NOTES.setdefault(account, []).append(args["text"])
+    NOTES.setdefault(account, []).append(args.text)
     return Info(data={"account": account, "added": 1, "notes": len(NOTES[account]), "access_mode": mode})
 
 
-def live_status(args: dict[str, Any], ctx: CallContext) -> Info:
+def live_status(args: NoArguments, ctx: CallContext) -> Info:
     """Always fails with an untyped exception that (like many drivers) echoes the key: 12.1 and 10.1."""
     key = (ctx.credentials or {}).get("api_key", "public")
     raise ConnectionError(f"upstream 502 Bad Gateway calling /status with key {key}")

@@ -1,0 +1,306 @@
+"""Typed tool arguments (issue 38.1): one pydantic model per tool, parsed once by the core.
+
+A tool declares ``ToolSpec(arguments=MyArguments)`` where ``MyArguments`` subclasses ``ToolArguments``.
+From that one model:
+
+- the core publishes the tool's ``inputSchema`` (``published_schema``): pydantic's JSON schema made as
+  small as a hand-written one — no ``title``s, no ``$defs`` (nested models inlined), no
+  ``anyOf [..., {"type": "null"}]`` for an optional field, no ``default: null``, no ``additionalProperties``
+  (the core refuses unknown arguments itself, naming the accepted ones). Field descriptions and the
+  ``x-acp-*`` annotations (``TableRef``, ``SqlText``, ``StartDate``/``EndDate``, or ``json_schema_extra``) stay;
+- the core validates and parses the model's arguments once (``parse``: JSON types as JSON Schema means them,
+  strictly — ``"3"`` is not an integer; unknown keys refused in nested objects too) and hands the tool the typed
+  object; a rule the schema cannot express (two fields that go together) is a validator on the model, raising
+  ``ValueError`` with a message for the model;
+- a refusal is ``ACP_INVALID_ARGUMENTS`` (12.1) naming the field and the rule, never the value.
+
+Unit tests build arguments the way the core does: ``run(MyArguments.parse({"n": 3}), ctx)``.
+"""
+
+from __future__ import annotations
+
+import copy
+import inspect
+import types
+import typing
+from collections.abc import Mapping
+from functools import cache
+from typing import Annotated, Any, Literal, Union, get_args, get_origin
+
+import orjson
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError
+from pydantic.json_schema import GenerateJsonSchema, JsonSchemaValue
+from pydantic_core import core_schema
+
+from .constants import ACP_DATE_ANNOTATION, ACP_INPUT_ANNOTATION, ACP_INPUT_TABLE_REF
+from .dates import DATE_DESCRIPTION, resolve_date
+from .errors import InvalidArguments
+
+# Argument names the core owns and injects into every published schema that needs them (6.2, 8.7).
+CORE_ARGUMENTS = ("resource_id", "tables")
+
+
+class ToolArguments(BaseModel):
+    """Base of every tool's argument model: strict JSON types, unknown keys refused, immutable once parsed."""
+
+    model_config = ConfigDict(strict=True, extra="forbid", frozen=True)
+
+    @classmethod
+    def parse(cls, raw: Mapping[str, Any]) -> typing.Self:
+        """Validate and parse the model's arguments as the core does; ``InvalidArguments`` names what to fix."""
+        try:
+            return cls.model_validate_json(orjson.dumps(dict(raw)))
+        except ValidationError as exc:
+            raise InvalidArguments(refusal_message(cls, exc)) from None
+
+    @classmethod
+    def published_schema(cls) -> dict[str, Any]:
+        """The JSON schema published as the tool's inputSchema (before the core injects resource_id/tables)."""
+        return copy.deepcopy(_schema_of(cls))
+
+    @classmethod
+    def argument_names(cls) -> list[str]:
+        """The published argument names (aliases where a field has one)."""
+        return [field.alias or name for name, field in cls.model_fields.items()]
+
+
+class NoArguments(ToolArguments):
+    """The arguments of a tool that takes none."""
+
+
+def _not_blank(value: str) -> str:
+    if not value.strip():
+        raise ValueError("must not be empty.")
+    return value
+
+
+def _date_form(value: str) -> str:
+    try:
+        resolve_date(value)  # the form only: each tool resolves relative dates in its own time zone
+    except InvalidArguments:
+        raise ValueError(f"is not a valid date. Use {DATE_DESCRIPTION}") from None
+    return value
+
+
+# A host table id (8.8): the host resolves it with acp/read_table.
+TableRef = Annotated[str, AfterValidator(_not_blank), Field(json_schema_extra={ACP_INPUT_ANNOTATION: ACP_INPUT_TABLE_REF})]
+# A SQL query whose {{start_date}}/{{end_date}} markers a host may fill (8.9).
+SqlText = Annotated[str, AfterValidator(_not_blank),
+                    Field(json_schema_extra={"contentMediaType": "application/sql", ACP_DATE_ANNOTATION: "template"})]
+# A window bound: YYYY-MM-DD, YYYYMMDD, NdaysAgo, yesterday or today (8.9); the tool resolves it.
+DateText = Annotated[str, AfterValidator(_date_form)]
+StartDate = Annotated[str, AfterValidator(_date_form), Field(json_schema_extra={ACP_DATE_ANNOTATION: "start"})]
+EndDate = Annotated[str, AfterValidator(_date_form), Field(json_schema_extra={ACP_DATE_ANNOTATION: "end"})]
+
+
+# --- the published schema -------------------------------------------------------------------------------------------
+
+
+class _SmallSchema(GenerateJsonSchema):
+    """pydantic's generator without what a hand-written schema leaves out (the rest is ``_tidy``)."""
+
+    def field_title_should_be_set(self, schema: Any) -> bool:
+        return False
+
+    def nullable_schema(self, schema: core_schema.NullableSchema) -> JsonSchemaValue:
+        # An optional field is omitted, not null: publish the type alone (null is still accepted as "omitted").
+        return self.generate_inner(schema["schema"])
+
+    def sort(self, value: JsonSchemaValue, parent_key: str | None = None) -> JsonSchemaValue:
+        return value  # declaration order: "type" first, as people write it
+
+    def model_schema(self, schema: core_schema.ModelSchema) -> JsonSchemaValue:
+        # A model's docstring is for its developers: the model reads the tool's and each field's description.
+        out = super().model_schema(schema)
+        doc = schema["cls"].__doc__
+        if doc and out.get("description") == inspect.cleandoc(doc):
+            del out["description"]
+        return out
+
+
+@cache
+def _schema_of(model: type[ToolArguments]) -> dict[str, Any]:
+    schema = model.model_json_schema(by_alias=True, schema_generator=_SmallSchema)
+    definitions = schema.pop("$defs", {})
+    out = _tidy(schema, definitions)
+    out.setdefault("properties", {})
+    return out
+
+
+def _tidy(node: Any, definitions: dict[str, Any]) -> Any:
+    """Inline ``$ref``s; drop titles, ``default: null`` and ``additionalProperties`` from every schema node."""
+    if isinstance(node, list):
+        return [_tidy(item, definitions) for item in node]
+    if not isinstance(node, dict):
+        return node
+    ref = node.get("$ref")
+    if isinstance(ref, str) and ref.startswith("#/$defs/"):
+        node = {**definitions[ref.removeprefix("#/$defs/")], **{k: v for k, v in node.items() if k != "$ref"}}
+    out: dict[str, Any] = {}
+    for key, value in node.items():
+        if key in ("title", "additionalProperties") or (key == "default" and value is None):
+            continue
+        if key == "properties" and isinstance(value, dict):
+            out[key] = {name: _tidy(prop, definitions) for name, prop in value.items()}
+        elif key in ("items", "anyOf", "oneOf", "allOf", "prefixItems", "not"):
+            out[key] = _tidy(value, definitions)
+        else:
+            out[key] = value  # enum, default, description, x-acp-*: values, not schemas
+    return out
+
+
+# --- the refusal message --------------------------------------------------------------------------------------------
+
+_JSON_TYPES = {
+    "string_type": "string", "int_type": "integer", "float_type": "number", "bool_type": "boolean",
+    "list_type": "array", "tuple_type": "array", "set_type": "array", "dict_type": "object", "model_type": "object",
+    "model_attributes_type": "object", "dataclass_type": "object", "int_parsing": "integer", "float_parsing": "number",
+}
+
+
+def refusal_message(model: type[BaseModel], exc: ValidationError) -> str:
+    """One sentence for the model: which argument and which rule (the first error; every missing sibling at once)."""
+    errors = exc.errors(include_url=False, include_input=False, include_context=True)
+    first = errors[0]
+    loc = tuple(first["loc"])
+    if first["type"] == "missing":
+        parent = loc[:-1]
+        names = [str(e["loc"][-1]) for e in errors if e["type"] == "missing" and tuple(e["loc"][:-1]) == parent]
+        path, _, _ = _walk(model, parent)
+        return f"Invalid {_dotted(path)}: missing required argument(s) {', '.join(names)}."
+    path, annotation, union = _walk(model, loc)
+    if union:
+        return f"Invalid {_dotted(path)}: must be of type {' or '.join(_type_names(annotation))}."
+    kind, ctx, msg = first["type"], first.get("ctx") or {}, first["msg"]
+    if kind == "extra_forbidden":
+        owner, _, _ = _walk(model, loc[:-1])
+        accepted = _accepted_keys(model, loc[:-1])
+        return f"Invalid {_dotted(owner)}: unknown key {loc[-1]}. Accepted: {', '.join(accepted) or 'none'}."
+    if kind in ("value_error", "assertion_error"):
+        text = str(msg).removeprefix("Value error, ").removeprefix("Assertion failed, ")
+        return f"Invalid {_dotted(path)}: {text}" if path else text
+    return f"Invalid {_dotted(path)}: {_rule(kind, ctx, msg, annotation)}"
+
+
+def _rule(kind: str, ctx: dict[str, Any], msg: str, annotation: Any) -> str:
+    if kind in _JSON_TYPES:
+        return f"must be of type {_JSON_TYPES[kind]}."
+    if kind in ("literal_error", "enum"):
+        choices = get_args(_unwrap(annotation)) if get_origin(_unwrap(annotation)) is Literal else ()
+        return f"must be one of {', '.join(map(str, choices))}." if choices else f"{msg}."
+    bounds = {"greater_than_equal": ("at least", "ge"), "greater_than": ("greater than", "gt"),
+              "less_than_equal": ("at most", "le"), "less_than": ("less than", "lt")}
+    if kind in bounds:
+        words, key = bounds[kind]
+        return f"must be {words} {ctx.get(key)}."
+    if kind == "too_short":
+        return f"must have at least {ctx.get('min_length')} item(s)."
+    if kind == "too_long":
+        return f"must have at most {ctx.get('max_length')} item(s)."
+    if kind == "string_too_short":
+        return "must not be empty." if ctx.get("min_length") == 1 else f"must be at least {ctx.get('min_length')} characters."
+    if kind == "string_too_long":
+        return f"must be at most {ctx.get('max_length')} characters."
+    if kind == "string_pattern_mismatch":
+        return f"must match the pattern {ctx.get('pattern')}."
+    return f"{msg}."  # pydantic's messages name the rule, never the value
+
+
+def _dotted(path: list[str | int]) -> str:
+    return ".".join(str(p) for p in path) or "arguments"
+
+
+def _unwrap(annotation: Any) -> Any:
+    """The type behind ``Annotated[...]`` and ``X | None``."""
+    while True:
+        if get_origin(annotation) is Annotated:
+            annotation = get_args(annotation)[0]
+            continue
+        if _is_union(annotation):
+            members = [a for a in get_args(annotation) if a is not type(None)]
+            if len(members) == 1:
+                annotation = members[0]
+                continue
+        return annotation
+
+
+def _is_union(annotation: Any) -> bool:
+    return get_origin(annotation) in (Union, types.UnionType)
+
+
+def _walk(model: type[BaseModel], loc: tuple[Any, ...]) -> tuple[list[str | int], Any, bool]:
+    """The readable path of an error location, the annotation there and whether a union member cut it short."""
+    path: list[str | int] = []
+    current: Any = model
+    for item in loc:
+        current = _unwrap(current)
+        if isinstance(current, type) and issubclass(current, BaseModel):
+            field = next((f for n, f in current.model_fields.items() if (f.alias or n) == item), None)
+            if field is None:
+                return [*path, item], None, False
+            path.append(item)
+            current = field.annotation
+        elif _is_union(current):
+            return path, current, True  # pydantic names the member it tried: the field as a whole is what to fix
+        elif get_origin(current) in (list, tuple, set, frozenset) and isinstance(item, int):
+            path.append(item)
+            current = (get_args(current) or (Any,))[0]
+        elif get_origin(current) is dict:
+            path.append(item)
+            current = (get_args(current) or (Any, Any))[-1]
+        else:
+            return [*path, item], None, False
+    return path, current, False
+
+
+def _accepted_keys(model: type[BaseModel], loc: tuple[Any, ...]) -> list[str]:
+    _, annotation, _ = _walk(model, loc)
+    target = _unwrap(annotation)
+    if isinstance(target, type) and issubclass(target, BaseModel):
+        return [f.alias or n for n, f in target.model_fields.items()]
+    return []
+
+
+def _type_names(annotation: Any) -> list[str]:
+    names: list[str] = []
+    for member in get_args(annotation):
+        member = _unwrap(member)
+        origin = get_origin(member) or member
+        name = {str: "string", int: "integer", float: "number", bool: "boolean", list: "array", tuple: "array",
+                dict: "object", type(None): "null"}.get(origin)
+        if name is None and isinstance(origin, type) and issubclass(origin, BaseModel):
+            name = "object"
+        if name is None and origin is Literal:
+            name = "string"
+        if name and name not in names:
+            names.append(name)
+    return names
+
+
+def check_model(tool_name: str, model: Any) -> None:
+    """At declaration: ``model`` is a ToolArguments subclass that leaves the core's arguments to the core."""
+    if not (isinstance(model, type) and issubclass(model, ToolArguments)):
+        raise TypeError(
+            f"ToolSpec(name={tool_name!r}): arguments must be a subclass of analytics_acp.ToolArguments "
+            f"(a pydantic model), not {model!r}."
+        )
+    taken = sorted(set(model.argument_names()) & set(CORE_ARGUMENTS))
+    if taken:
+        raise TypeError(
+            f"ToolSpec(name={tool_name!r}): {', '.join(taken)} must not be declared in the argument model: the core "
+            "injects and resolves them (6.2, 8.7); read ctx.resource_id / ctx.tables instead."
+        )
+
+
+__all__ = [
+    "CORE_ARGUMENTS",
+    "DateText",
+    "EndDate",
+    "NoArguments",
+    "SqlText",
+    "StartDate",
+    "TableRef",
+    "ToolArguments",
+    "check_model",
+    "refusal_message",
+]
