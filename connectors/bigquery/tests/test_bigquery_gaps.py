@@ -8,6 +8,7 @@ from __future__ import annotations
 import pytest
 from analytics_acp import InvalidArguments
 from analytics_acp_bigquery import blocks
+from analytics_acp_bigquery.arguments import QueryArguments, ValidateQueryArguments
 from analytics_acp_bigquery.execute import run_execute_query
 from analytics_acp_bigquery.preflight import estimate
 from analytics_acp_bigquery.validate import run_validate_query
@@ -19,7 +20,7 @@ BILLING = "facturacion-central"
 
 def test_jobs_run_in_the_billing_project_while_the_data_stays_the_resource(world, ctx_for):
     ctx = ctx_for(cost_limit_usd=1, config={"billing_project": BILLING})
-    out = run_execute_query({"query": SQL_WEEK}, ctx)
+    out = run_execute_query(QueryArguments.parse({"query": SQL_WEEK}), ctx)
     assert sum(1 for _ in out.rows) == 181022
     assert out.source["project"] == BILLING
     inserts = world.server.requests_to(r"/bigquery/v2/projects/[^/]+/jobs$", "POST")
@@ -34,7 +35,7 @@ def test_jobs_run_in_the_billing_project_while_the_data_stays_the_resource(world
     assert out.description.startswith(f"BigQuery dataset {PROJECT}.{DATASET}.")
 
     # Without billing_project the jobs go to the resource's project.
-    run_execute_query({"query": SQL_WEEK}, ctx_for(cost_limit_usd=1))
+    run_execute_query(QueryArguments.parse({"query": SQL_WEEK}), ctx_for(cost_limit_usd=1))
     last = world.server.requests_to(r"/bigquery/v2/projects/[^/]+/jobs$", "POST")[-1]
     assert last.path.endswith(f"/projects/{PROJECT}/jobs")
 
@@ -45,7 +46,7 @@ def test_a_cache_hit_costs_nothing(world, ctx_for):
                                      referenced_tables=[f"{PROJECT}.{DATASET}.events_20260901"],
                                      schema=[{"name": "event_name", "type": "STRING", "mode": "NULLABLE"}],
                                      total_rows=2, row=lambda i: [("page_view", "scroll")[i]]))
-    out = run_execute_query({"query": sql}, ctx_for(cost_limit_usd=1))
+    out = run_execute_query(QueryArguments.parse({"query": sql}), ctx_for(cost_limit_usd=1))
     assert list(out.rows) == [("page_view",), ("scroll",)]
     assert out.extra == {"bytes_processed": 5 * 2**30, "cache_hit": True}
     assert out.cost_actual_usd == 0.0 and out.source["cache_hit"] is True and out.source["total_bytes_billed"] == 0
@@ -57,7 +58,7 @@ def test_a_cache_hit_costs_nothing(world, ctx_for):
                                      referenced_tables=[f"{PROJECT}.{DATASET}.events_20260901"],
                                      schema=[{"name": "event_name", "type": "STRING", "mode": "NULLABLE"}],
                                      total_rows=2, row=lambda i: [("page_view", "scroll")[i]]))
-    billed = run_execute_query({"query": sql}, ctx_for(cost_limit_usd=1))
+    billed = run_execute_query(QueryArguments.parse({"query": sql}), ctx_for(cost_limit_usd=1))
     assert billed.extra["cache_hit"] is False and billed.cost_actual_usd == round(5 / 1024 * 6.25, 6)
 
 
@@ -97,23 +98,23 @@ def test_the_10_mb_minimum_per_table_reaches_the_preflight_validate_and_the_bill
     expected_usd = round(billed / (1 << 40) * 6.25, 6)
     assert expected_usd == 0.003338 and round(5_000_000 / (1 << 40) * 6.25, 6) == 0.000028
 
-    est = estimate({"query": SQL_SMALL}, ctx_for(cost_limit_usd=0.003))
+    est = estimate(QueryArguments.parse({"query": SQL_SMALL}), ctx_for(cost_limit_usd=0.003))
     assert est.usd == expected_usd
     assert est.data == {"total_bytes_processed": 5_000_000, "estimated_bytes_billed": billed, "price_per_tib_usd": 6.25,
                         "statement_type": "SELECT"}
 
-    info = run_validate_query({"query": SQL_SMALL}, ctx_for("validate_query", cost_limit_usd=0.003)).data
+    info = run_validate_query(ValidateQueryArguments.parse({"query": SQL_SMALL}), ctx_for("validate_query", cost_limit_usd=0.003)).data
     assert info["total_bytes_processed"] == 5_000_000 and info["human_bytes"] == "4.8 MB"  # what the engine scans
     assert info["estimated_cost_usd"] == expected_usd  # what BigQuery bills
     assert info["within_cost_limit"] is False  # 5 MB alone would fit under $0.003
     assert info["referenced_tables"] == [f"{PROJECT}.analytics_999.events_*"]
-    assert run_validate_query({"query": SQL_SMALL}, ctx_for("validate_query", cost_limit_usd=0.004)).data["within_cost_limit"] is True
+    assert run_validate_query(ValidateQueryArguments.parse({"query": SQL_SMALL}), ctx_for("validate_query", cost_limit_usd=0.004)).data["within_cost_limit"] is True
 
     # The price comes from config (5.5.1); the minimum applies at any price.
-    assert estimate({"query": SQL_SMALL}, ctx_for(cost_limit_usd=1, config={"price_per_tib_usd": 5})).usd == round(billed / (1 << 40) * 5, 6)
+    assert estimate(QueryArguments.parse({"query": SQL_SMALL}), ctx_for(cost_limit_usd=1, config={"price_per_tib_usd": 5})).usd == round(billed / (1 << 40) * 5, 6)
 
     # Run: the fake bills the same minimum, and cost_actual_usd says so.
-    out = run_execute_query({"query": SQL_SMALL}, ctx_for(cost_limit_usd=0.004))
+    out = run_execute_query(QueryArguments.parse({"query": SQL_SMALL}), ctx_for(cost_limit_usd=0.004))
     assert list(out.rows) == [("page_view",), ("scroll",)]
     assert out.source["total_bytes_billed"] == billed and out.cost_actual_usd == expected_usd
     assert out.extra == {"bytes_processed": 5_000_000, "cache_hit": False}
@@ -122,11 +123,11 @@ def test_the_10_mb_minimum_per_table_reaches_the_preflight_validate_and_the_bill
 def test_one_big_table_is_billed_what_it_scans(world, ctx_for):
     """The minimum is a floor per table, not an addition: one table scanning 5 MB bills 10 MB, one scanning 1 GB bills 1 GB."""
     _small_site(world, tables=SMALL_SHARDS[:1])
-    assert estimate({"query": SQL_SMALL}, ctx_for(cost_limit_usd=1)).data["estimated_bytes_billed"] == MIB10
+    assert estimate(QueryArguments.parse({"query": SQL_SMALL}), ctx_for(cost_limit_usd=1)).data["estimated_bytes_billed"] == MIB10
     sql = "SELECT * FROM `mi-proyecto.analytics_123.daily` -- one GiB"
     world.bq.on_query(sql, QuerySpec(total_bytes_processed=1 << 30, referenced_tables=[f"{PROJECT}.{DATASET}.daily"], location="EU",
                                      schema=[{"name": "day", "type": "DATE"}]))
-    assert estimate({"query": sql}, ctx_for(cost_limit_usd=1)).data["estimated_bytes_billed"] == 1 << 30
+    assert estimate(QueryArguments.parse({"query": sql}), ctx_for(cost_limit_usd=1)).data["estimated_bytes_billed"] == 1 << 30
 
 
 # --- 8.9: {{start_date}}/{{end_date}} through execute_query (x-acp-date: template).
@@ -143,8 +144,8 @@ def test_date_templates_reach_bigquery_substituted(world, ctx_for):
         total_rows=7, row=lambda i: [f"2026090{i + 1}", "page_view"]))
     args = {"query": SQL_TEMPLATE, "start_date": "2026-09-01", "end_date": "20260907"}  # 8.9 accepts YYYYMMDD too
     ctx = ctx_for(cost_limit_usd=1)
-    assert estimate(args, ctx).data["total_bytes_processed"] == 3 << 30  # the preflight dry-runs the substituted SQL
-    out = run_execute_query(args, ctx)
+    assert estimate(QueryArguments.parse(args), ctx).data["total_bytes_processed"] == 3 << 30  # the preflight dry-runs the substituted SQL
+    out = run_execute_query(QueryArguments.parse(args), ctx)
     assert [r[0] for r in out.rows] == [f"2026090{d}" for d in range(1, 8)]
     (dry,) = world.bq.sent_jobs(dry_run=True)  # the preflight's dry run is reused by the run
     (job,) = world.bq.sent_jobs(dry_run=False)
@@ -157,5 +158,5 @@ def test_date_templates_reach_bigquery_substituted(world, ctx_for):
     # Without a window the template cannot run: refused before any request.
     before = len(world.server.requests)
     with pytest.raises(InvalidArguments, match="still contains"):
-        run_execute_query({"query": SQL_TEMPLATE}, ctx_for(cost_limit_usd=1))
+        run_execute_query(QueryArguments.parse({"query": SQL_TEMPLATE}), ctx_for(cost_limit_usd=1))
     assert len(world.server.requests) == before

@@ -9,6 +9,7 @@ import anyio
 import pytest
 from analytics_acp import HostTable, InvalidArguments, ReadOnlyViolation
 from analytics_acp.kit import FakeHost
+from analytics_acp_bigquery.arguments import LoadRowsArguments
 
 SALES = HostTable(
     ref="ds_sales",
@@ -20,7 +21,7 @@ SALES = HostTable(
 def _load(ctx, arguments):
     from analytics_acp_bigquery.load import run_load_rows
 
-    return anyio.run(run_load_rows, arguments, ctx)
+    return anyio.run(run_load_rows, LoadRowsArguments.parse(arguments), ctx)
 
 
 def _uploads(world):

@@ -10,6 +10,7 @@ import pytest
 from analytics_acp import UpstreamError
 from analytics_acp.kit import RecordingSignals
 from analytics_acp.signals import CallSignals
+from analytics_acp_bigquery.arguments import LoadRowsArguments, QueryArguments
 from analytics_acp_bigquery.execute import PAGE_ROWS, run_execute_query
 from fakebq import QuerySpec
 
@@ -22,7 +23,7 @@ def test_progress_is_the_job_then_rows_of_total_rows(world, ctx_for):
     world.bq.on_query(sql, QuerySpec(schema=SCHEMA, total_rows=25_000, wire_row=lambda i: [str(i)],
                                      referenced_tables=[TABLE], location="EU"))
     signals = RecordingSignals()
-    ex = run_execute_query({"query": sql}, ctx_for(cost_limit_usd=1, signals=signals))
+    ex = run_execute_query(QueryArguments.parse({"query": sql}), ctx_for(cost_limit_usd=1, signals=signals))
     assert len(list(ex.rows)) == 25_000
     assert signals.seen[0][0] == 0 and "running" in signals.seen[0][2]
     assert [s[:2] for s in signals.seen[1:]] == [(10_000, 25_000), (20_000, 25_000), (25_000, 25_000)]
@@ -38,7 +39,7 @@ def test_a_cancelled_running_job_is_cancelled_at_bigquery(world, ctx_for):
 
     def run() -> None:
         try:
-            run_execute_query({"query": sql}, ctx)
+            run_execute_query(QueryArguments.parse({"query": sql}), ctx)
         except BaseException as exc:  # the tool's answer to a cancelled job
             outcome.append(exc)
 
@@ -60,7 +61,7 @@ def test_a_call_cancelled_while_reading_pages_reads_no_further_page(world, ctx_f
     world.bq.on_query(sql, QuerySpec(schema=SCHEMA, total_rows=5 * PAGE_ROWS, wire_row=lambda i: [str(i)],
                                      referenced_tables=[TABLE], location="EU"))
     signals = CallSignals()
-    ex = run_execute_query({"query": sql}, ctx_for(cost_limit_usd=1, signals=signals))
+    ex = run_execute_query(QueryArguments.parse({"query": sql}), ctx_for(cost_limit_usd=1, signals=signals))
     rows = iter(ex.rows)
     for _ in range(PAGE_ROWS):
         next(rows)
@@ -74,7 +75,7 @@ def _load_rows(ctx, arguments):
     import anyio
     from analytics_acp_bigquery.load import run_load_rows
 
-    return anyio.run(run_load_rows, arguments, ctx)
+    return anyio.run(run_load_rows, LoadRowsArguments.parse(arguments), ctx)
 
 
 def _big_host():

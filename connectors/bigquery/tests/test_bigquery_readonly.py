@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 from analytics_acp import InvalidArguments, ReadOnlyViolation
+from analytics_acp_bigquery.arguments import QueryArguments
 from analytics_acp_bigquery.execute import run_execute_query
 from analytics_acp_bigquery.preflight import estimate
 from fakebq import QuerySpec
@@ -35,10 +36,10 @@ def test_every_write_statement_type_is_refused_before_any_job(world, ctx_for, st
                                      referenced_tables=["mi-proyecto.analytics_123.tmp"]))
     ctx = ctx_for(cost_limit_usd=100)
     with pytest.raises(ReadOnlyViolation) as err:
-        estimate({"query": sql}, ctx)
+        estimate(QueryArguments.parse({"query": sql}), ctx)
     assert err.value.message == f"This ACP is read-only: only SELECT statements are executed (the query is {statement_type})."
     with pytest.raises(ReadOnlyViolation):  # the tool itself refuses too when called without the core's preflight
-        run_execute_query({"query": sql}, ctx_for(cost_limit_usd=100))
+        run_execute_query(QueryArguments.parse({"query": sql}), ctx_for(cost_limit_usd=100))
     assert world.bq.sent_jobs(dry_run=False) == []
     assert all(j["configuration"]["dryRun"] for j in world.bq.sent_jobs())
 
@@ -48,7 +49,7 @@ def test_a_select_that_mentions_delete_runs(world, ctx_for):
     sql = "SELECT 'DELETE FROM t; INSERT INTO t' AS note"
     world.bq.on_query(sql, QuerySpec(schema=[{"name": "note", "type": "STRING"}], total_rows=1,
                                      row=lambda i: ["DELETE FROM t; INSERT INTO t"]))
-    ex = run_execute_query({"query": sql}, ctx_for(cost_limit_usd=1))
+    ex = run_execute_query(QueryArguments.parse({"query": sql}), ctx_for(cost_limit_usd=1))
     assert list(ex.rows) == [("DELETE FROM t; INSERT INTO t",)]
 
 
@@ -57,7 +58,7 @@ def test_table_rules_are_validated_for_the_referenced_tables(world, ctx_for):
     from bqworld import SQL_WEEK
 
     ctx = ctx_for(cost_limit_usd=1, config={"table_rules": '[{"pattern": "events_", "mode": "onlyRead"}]'})
-    assert estimate({"query": SQL_WEEK}, ctx).usd == 0.054932
+    assert estimate(QueryArguments.parse({"query": SQL_WEEK}), ctx).usd == 0.054932
     bad = ctx_for(cost_limit_usd=1, config={"table_rules": '[{"pattern": "(", "mode": "onlyRead"}]'})
     with pytest.raises(InvalidArguments, match="table_rules"):
-        estimate({"query": SQL_WEEK}, bad)
+        estimate(QueryArguments.parse({"query": SQL_WEEK}), bad)

@@ -13,6 +13,7 @@ from collections.abc import Iterator
 
 from analytics_acp.results.extraction import build_extraction
 from analytics_acp.results.settings import BuildSettings
+from analytics_acp_bigquery.arguments import QueryArguments
 from analytics_acp_bigquery.execute import PAGE_ROWS, run_execute_query
 from fakebq import QuerySpec
 
@@ -41,7 +42,7 @@ def test_300k_rows_reach_the_table_file_a_page_at_a_time(world, ctx_for, tmp_pat
                                      total_rows=N, wire_row=lambda i: [str(i), "abc"], location="EU",
                                      referenced_tables=["mi-proyecto.analytics_123.numbers"]))
     growth = Growth()
-    ex = run_execute_query({"query": sql}, ctx_for(cost_limit_usd=1))
+    ex = run_execute_query(QueryArguments.parse({"query": sql}), ctx_for(cost_limit_usd=1))
     ex.rows = growth.watch(ex.rows)
     built = build_extraction(ex, BuildSettings(row_limit=5, inline_max_bytes=4096, tmp_dir=tmp_path))
     assert built.total_rows == N and built.system_data["format"] == "file"

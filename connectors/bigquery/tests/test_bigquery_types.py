@@ -8,6 +8,7 @@ import json
 
 from analytics_acp.results.extraction import build_extraction
 from analytics_acp.results.settings import BuildSettings
+from analytics_acp_bigquery.arguments import QueryArguments
 from analytics_acp_bigquery.execute import run_execute_query
 from fakebq import QuerySpec
 
@@ -47,7 +48,7 @@ def test_every_bigquery_type_maps_to_its_acp_type(world, ctx_for, tmp_path):
     sql = "SELECT * FROM `mi-proyecto.analytics_123.every_type`"
     world.bq.on_query(sql, QuerySpec(schema=SCHEMA, total_rows=len(ROWS), row=lambda i: ROWS[i], location="EU",
                                      referenced_tables=["mi-proyecto.analytics_123.every_type"]))
-    ex = run_execute_query({"query": sql}, ctx_for(cost_limit_usd=1))
+    ex = run_execute_query(QueryArguments.parse({"query": sql}), ctx_for(cost_limit_usd=1))
     assert {h.name: h.type for h in ex.headers} == EXPECTED_TYPES  # type: ignore[union-attr]
     built = build_extraction(ex, BuildSettings(row_limit=5, inline_max_bytes=1 << 20, tmp_dir=tmp_path))
     sd = built.system_data
@@ -69,7 +70,7 @@ def test_int64_beyond_2_53_is_exact_in_the_table_file(world, ctx_for, tmp_path):
     ids = [BIG + k for k in range(3000)]
     world.bq.on_query(sql, QuerySpec(schema=[{"name": "id", "type": "INTEGER"}], total_rows=len(ids), row=lambda i: [ids[i]],
                                      location="EU", referenced_tables=["mi-proyecto.analytics_123.big_ids"]))
-    ex = run_execute_query({"query": sql}, ctx_for(cost_limit_usd=1))
+    ex = run_execute_query(QueryArguments.parse({"query": sql}), ctx_for(cost_limit_usd=1))
     built = build_extraction(ex, BuildSettings(row_limit=5, inline_max_bytes=1024, tmp_dir=tmp_path))
     assert built.system_data["format"] == "file"
     text = built.files[0].read_text()

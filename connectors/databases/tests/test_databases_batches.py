@@ -9,6 +9,7 @@ import uuid
 
 import pytest
 from analytics_acp_databases import types_map
+from analytics_acp_databases.arguments import ExecuteSql
 from analytics_acp_databases.execute import BATCH_ROWS, run_execute_sql
 
 SAMPLES = [0, 1, 7, -3, 2.5, float("nan"), "", "2026-01-02", "12", '{"a": 1}', True, False,
@@ -75,7 +76,7 @@ def test_raw_cursor_batches_keep_every_row_order_and_limit(counted_db, make_ctx,
     """Rows across batch boundaries (first batch via SQLAlchemy, the rest from the DB-API cursor)."""
     total = 2 * BATCH_ROWS + 500
     args = {"sql": "SELECT n, label, x FROM t ORDER BY n"} | ({"limit": limit} if limit else {})
-    ex = run_execute_sql(args, make_ctx({"type": "sqlite", "path": counted_db}, "n"))
+    ex = run_execute_sql(ExecuteSql.parse(args), make_ctx({"type": "sqlite", "path": counted_db}, "n"))
     rows = list(ex.rows)
     expect = min(total, limit or total)
     assert len(rows) == expect

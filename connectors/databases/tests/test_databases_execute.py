@@ -7,6 +7,7 @@ import inspect
 import duckdb
 import pytest
 from analytics_acp import CredentialsInvalid, InvalidArguments, ResourceNotFound
+from analytics_acp_databases.arguments import ExecuteSql, ValidateSql
 from analytics_acp_databases.execute import literal_date, run_execute_sql, unique_names
 
 SPEC_SQL = (
@@ -29,7 +30,7 @@ def built(ex):
 
 def test_spec_session_query_on_the_example_database(sales_db, make_ctx, consume):
     """16.7: 90 rows, typed fecha/pedidos/importe, dates from the window, spec-like title/description."""
-    ex = run_execute_sql({"sql": SPEC_SQL}, make_ctx({"type": "sqlite", "path": sales_db}, "ventas"))
+    ex = run_execute_sql(ExecuteSql.parse({"sql": SPEC_SQL}), make_ctx({"type": "sqlite", "path": sales_db}, "ventas"))
     assert inspect.isgenerator(ex.rows)
     headers, rows = built(ex)
     assert len(rows) == 90
@@ -48,14 +49,14 @@ def test_sqlite_types_from_declared_columns_and_expressions(tmp_path, make_ctx, 
     with sqlite3.connect(path) as con:
         con.execute("CREATE TABLE e (d DATE, ts TIMESTAMP, flag BOOLEAN, amount NUMERIC(10,2), payload JSON, name TEXT)")
         con.execute("INSERT INTO e VALUES ('2026-01-02', '2026-01-02 10:15:00', 1, 12.5, '{\"a\": 1}', 'x')")
-    ex = run_execute_sql({"sql": "SELECT d, ts, flag, amount, payload, name, count(*) AS n, 1.5 AS r FROM e GROUP BY 1,2,3,4,5,6"}, make_ctx({"type": "sqlite", "path": str(path)}, "t"))
+    ex = run_execute_sql(ExecuteSql.parse({"sql": "SELECT d, ts, flag, amount, payload, name, count(*) AS n, 1.5 AS r FROM e GROUP BY 1,2,3,4,5,6"}), make_ctx({"type": "sqlite", "path": str(path)}, "t"))
     headers, rows = built(ex)
     assert {n: h.type for n, h in headers.items()} == {"d": "date", "ts": "datetime", "flag": "boolean", "amount": "number", "payload": "json", "name": "string", "n": "integer", "r": "number"}
     assert rows == [{"d": "2026-01-02", "ts": "2026-01-02T10:15:00.000Z", "flag": True, "amount": 12.5, "payload": {"a": 1}, "name": "x", "n": 1, "r": 1.5}]
 
 
 def test_duckdb_typed_headers_and_values(duck_db, make_ctx, consume):
-    ex = run_execute_sql({"sql": "SELECT * FROM tipos"}, make_ctx({"type": "duckdb", "path": duck_db}, "tienda"))
+    ex = run_execute_sql(ExecuteSql.parse({"sql": "SELECT * FROM tipos"}), make_ctx({"type": "duckdb", "path": duck_db}, "tienda"))
     rows = consume(ex)
     assert _types(ex) == {"d": "date", "ts": "datetime", "n": "number", "big": "integer", "huge": "integer", "b": "boolean", "j": "json", "s": "string"}
     row = rows[0]
@@ -68,7 +69,7 @@ def test_duckdb_typed_headers_and_values(duck_db, make_ctx, consume):
 
 def test_template_markers_left_unsubstituted_are_rejected(sales_db, make_ctx):
     with pytest.raises(InvalidArguments) as info:
-        run_execute_sql({"sql": "SELECT * FROM ventas WHERE fecha >= '{{start_date}}'"}, make_ctx({"type": "sqlite", "path": sales_db}, "ventas"))
+        run_execute_sql(ExecuteSql.parse({"sql": "SELECT * FROM ventas WHERE fecha >= '{{start_date}}'"}), make_ctx({"type": "sqlite", "path": sales_db}, "ventas"))
     assert "did not substitute" in info.value.message
 
 
@@ -77,10 +78,10 @@ def test_dates_from_literals_of_every_form(sales_db, make_ctx):
         "SELECT count(*) AS n FROM ventas WHERE (fecha BETWEEN '2026-08-01' AND '2026-08-31') "
         "OR (fecha BETWEEN '2026-07-01' AND '2026-07-31') OR fecha = '2026-09-01 00:00:00' OR canal = '2026-13-45'"
     )
-    ex = run_execute_sql({"sql": sql}, make_ctx({"type": "sqlite", "path": sales_db}, "ventas"))
+    ex = run_execute_sql(ExecuteSql.parse({"sql": sql}), make_ctx({"type": "sqlite", "path": sales_db}, "ventas"))
     list(ex.rows)
     assert ex.dates == ["2026-07-01", "2026-07-31", "2026-08-01", "2026-08-31", "2026-09-01"]
-    no_dates = run_execute_sql({"sql": "SELECT 1 AS x"}, make_ctx({"type": "sqlite", "path": sales_db}, "ventas"))
+    no_dates = run_execute_sql(ExecuteSql.parse({"sql": "SELECT 1 AS x"}), make_ctx({"type": "sqlite", "path": sales_db}, "ventas"))
     list(no_dates.rows)
     assert no_dates.dates is None  # the core puts today's local date (8.2)
 
@@ -92,10 +93,10 @@ def test_literal_date_parsing():
 
 
 def test_limit_caps_the_extraction_and_warns(sales_db, make_ctx, consume):
-    ex = run_execute_sql({"sql": "SELECT * FROM ventas ORDER BY fecha", "limit": 7}, make_ctx({"type": "sqlite", "path": sales_db}, "ventas"))
+    ex = run_execute_sql(ExecuteSql.parse({"sql": "SELECT * FROM ventas ORDER BY fecha", "limit": 7}), make_ctx({"type": "sqlite", "path": sales_db}, "ventas"))
     assert len(consume(ex)) == 7
     assert any("limit=7" in w for w in ex.warnings)
-    full = run_execute_sql({"sql": "SELECT * FROM ventas", "limit": 1000}, make_ctx({"type": "sqlite", "path": sales_db}, "ventas"))
+    full = run_execute_sql(ExecuteSql.parse({"sql": "SELECT * FROM ventas", "limit": 1000}), make_ctx({"type": "sqlite", "path": sales_db}, "ventas"))
     assert len(consume(full)) == 360 and full.warnings == []
 
 
@@ -105,26 +106,26 @@ def test_duplicate_column_names_are_made_unique():
 
 def test_unknown_table_tells_the_model_to_call_autocontext(sales_db, make_ctx):
     with pytest.raises(InvalidArguments) as info:
-        run_execute_sql({"sql": "SELECT * FROM nope"}, make_ctx({"type": "sqlite", "path": sales_db}, "ventas"))
+        run_execute_sql(ExecuteSql.parse({"sql": "SELECT * FROM nope"}), make_ctx({"type": "sqlite", "path": sales_db}, "ventas"))
     assert "no such table: nope" in info.value.message and "autocontext for ventas" in info.value.message
     with pytest.raises(InvalidArguments) as info:
-        run_execute_sql({"sql": "SELECT nope FROM ventas"}, make_ctx({"type": "sqlite", "path": sales_db}, "ventas"))
+        run_execute_sql(ExecuteSql.parse({"sql": "SELECT nope FROM ventas"}), make_ctx({"type": "sqlite", "path": sales_db}, "ventas"))
     assert "no such column: nope" in info.value.message
 
 
 def test_duckdb_unknown_table_and_column(duck_db, make_ctx):
     for sql in ("SELECT * FROM nope", "SELECT nope FROM ventas"):
         with pytest.raises(InvalidArguments) as info:
-            run_execute_sql({"sql": sql}, make_ctx({"type": "duckdb", "path": duck_db}, "tienda"))
+            run_execute_sql(ExecuteSql.parse({"sql": sql}), make_ctx({"type": "duckdb", "path": duck_db}, "tienda"))
         assert "Call autocontext for tienda" in info.value.message
 
 
 def test_missing_file_is_credentials_invalid_and_wrong_database_not_found(tmp_path, sales_db, make_ctx):
     with pytest.raises(CredentialsInvalid) as info:
-        run_execute_sql({"sql": "SELECT 1"}, make_ctx({"type": "sqlite", "path": str(tmp_path / "missing.sqlite")}, "missing"))
+        run_execute_sql(ExecuteSql.parse({"sql": "SELECT 1"}), make_ctx({"type": "sqlite", "path": str(tmp_path / "missing.sqlite")}, "missing"))
     assert str(tmp_path) not in info.value.message  # names the file, not the whole path
     with pytest.raises(ResourceNotFound):
-        run_execute_sql({"sql": "SELECT 1"}, make_ctx({"type": "sqlite", "path": sales_db}, "otra"))
+        run_execute_sql(ExecuteSql.parse({"sql": "SELECT 1"}), make_ctx({"type": "sqlite", "path": sales_db}, "otra"))
     assert not (tmp_path / "missing.sqlite").exists()  # queries never create files
 
 
@@ -133,7 +134,7 @@ def test_statement_timeout_interrupts_sqlite(sales_db, make_ctx, consume):
 
     slow = "WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r) SELECT count(*) FROM r"
     with pytest.raises(UpstreamError) as info:
-        consume(run_execute_sql({"sql": slow}, make_ctx({"type": "sqlite", "path": sales_db}, "ventas", {"statement_timeout_s": 0.3})))
+        consume(run_execute_sql(ExecuteSql.parse({"sql": slow}), make_ctx({"type": "sqlite", "path": sales_db}, "ventas", {"statement_timeout_s": 0.3})))
     assert "statement_timeout_s" in info.value.message
 
 
@@ -142,12 +143,12 @@ def test_statement_timeout_interrupts_duckdb(duck_db, make_ctx, consume):
 
     slow = "SELECT count(*) FROM range(100000000000) a"
     with pytest.raises(UpstreamError) as info:
-        consume(run_execute_sql({"sql": slow}, make_ctx({"type": "duckdb", "path": duck_db}, "tienda", {"statement_timeout_s": 0.5})))
+        consume(run_execute_sql(ExecuteSql.parse({"sql": slow}), make_ctx({"type": "duckdb", "path": duck_db}, "tienda", {"statement_timeout_s": 0.5})))
     assert "statement_timeout_s" in info.value.message
 
 
 def test_explain_runs_and_keeps_dates(sales_db, make_ctx, consume):
-    ex = run_execute_sql({"sql": "EXPLAIN QUERY PLAN SELECT * FROM ventas WHERE fecha >= '2026-09-01'"}, make_ctx({"type": "sqlite", "path": sales_db}, "ventas"))
+    ex = run_execute_sql(ExecuteSql.parse({"sql": "EXPLAIN QUERY PLAN SELECT * FROM ventas WHERE fecha >= '2026-09-01'"}), make_ctx({"type": "sqlite", "path": sales_db}, "ventas"))
     assert consume(ex)
     assert ex.dates == ["2026-09-01"]
     assert ex.source["statement_type"] == "EXPLAIN"
@@ -158,7 +159,7 @@ def test_duckdb_schema_resource_sets_the_default_schema(tmp_path, make_ctx, cons
     con = duckdb.connect(str(path))
     con.execute("CREATE SCHEMA sales; CREATE TABLE sales.orders AS SELECT 1 AS id")
     con.close()
-    ex = run_execute_sql({"sql": "SELECT id FROM orders"}, make_ctx({"type": "duckdb", "path": str(path)}, "wh.sales"))
+    ex = run_execute_sql(ExecuteSql.parse({"sql": "SELECT id FROM orders"}), make_ctx({"type": "duckdb", "path": str(path)}, "wh.sales"))
     assert consume(ex) == [{"id": 1}]
 
 
@@ -166,14 +167,14 @@ def test_validate_sql_on_sqlite(sales_db, make_ctx):
     from analytics_acp_databases.validate import run_validate_sql
 
     ctx = make_ctx({"type": "sqlite", "path": sales_db}, "ventas", tool="validate_sql")
-    ok = run_validate_sql({"sql": "SELECT fecha, canal, SUM(importe) AS total FROM ventas WHERE fecha >= '{{start_date}}' GROUP BY 1, 2"}, ctx).data
+    ok = run_validate_sql(ValidateSql.parse({"sql": "SELECT fecha, canal, SUM(importe) AS total FROM ventas WHERE fecha >= '{{start_date}}' GROUP BY 1, 2"}), ctx).data
     assert ok == {
         "dialect": "sqlite", "uses_date_window": True, "statement_type": "SELECT", "read_only": True, "referenced_tables": ["ventas"],
         "valid": True, "columns": [{"name": "fecha", "type": "date"}, {"name": "canal", "type": "string"}, {"name": "total", "type": "number"}],
     }
-    bad = run_validate_sql({"sql": "WITH x AS (DELETE FROM ventas RETURNING *) SELECT * FROM x"}, ctx).data
+    bad = run_validate_sql(ValidateSql.parse({"sql": "WITH x AS (DELETE FROM ventas RETURNING *) SELECT * FROM x"}), ctx).data
     assert bad["valid"] is False and bad["read_only"] is False and bad["statement_type"] == "DELETE"
-    missing = run_validate_sql({"sql": "SELECT * FROM ventass"}, ctx).data
+    missing = run_validate_sql(ValidateSql.parse({"sql": "SELECT * FROM ventass"}), ctx).data
     assert missing["valid"] is False and "autocontext" in missing["error"]
 
 
@@ -184,7 +185,7 @@ def test_an_unconsumed_extraction_releases_its_connection(sales_db, make_ctx):
     from analytics_acp_databases.engines import Source
 
     creds = {"type": "sqlite", "path": sales_db}
-    ex = run_execute_sql({"sql": "SELECT * FROM ventas"}, make_ctx(creds, "ventas"))
+    ex = run_execute_sql(ExecuteSql.parse({"sql": "SELECT * FROM ventas"}), make_ctx(creds, "ventas"))
     pool = Source(creds, database="ventas").engine(read_only=True).pool
     assert pool.checkedout() == 1
     del ex
@@ -195,8 +196,8 @@ def test_an_unconsumed_extraction_releases_its_connection(sales_db, make_ctx):
 def test_roles_of_an_aggregate_query(sales_db, make_ctx, consume):
     """8.6 roles: GROUP BY columns are dimensions, numeric aggregates metrics; plain selects get none."""
     ctx = make_ctx({"type": "sqlite", "path": sales_db}, "ventas")
-    ex = run_execute_sql({"sql": "SELECT fecha, canal, SUM(pedidos) AS pedidos, AVG(importe) AS ticket, MAX(canal) AS m FROM ventas GROUP BY fecha, 2"}, ctx)
+    ex = run_execute_sql(ExecuteSql.parse({"sql": "SELECT fecha, canal, SUM(pedidos) AS pedidos, AVG(importe) AS ticket, MAX(canal) AS m FROM ventas GROUP BY fecha, 2"}), ctx)
     headers, _ = built(ex)
     assert {n: h.role for n, h in headers.items()} == {"fecha": "dimension", "canal": "dimension", "pedidos": "metric", "ticket": "metric", "m": None}
-    plain, _ = built(run_execute_sql({"sql": "SELECT * FROM ventas"}, ctx))
+    plain, _ = built(run_execute_sql(ExecuteSql.parse({"sql": "SELECT * FROM ventas"}), ctx))
     assert all(h.role is None for h in plain.values())

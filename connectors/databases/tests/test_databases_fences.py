@@ -22,6 +22,7 @@ import duckdb
 import pytest
 from analytics_acp import AcpError
 from analytics_acp_databases import execute as execute_module
+from analytics_acp_databases.arguments import ExecuteSql
 from analytics_acp_databases.engines import USER_SQL, Source, open_read
 from analytics_acp_databases.execute import run_execute_sql
 from analytics_acp_databases.readonly import CheckedQuery
@@ -42,7 +43,7 @@ def no_guard(monkeypatch):
 def _run(sql, ctx):
     """Run and consume; return the error (a typed AcpError) or None when the database accepted it."""
     try:
-        list(run_execute_sql({"sql": sql}, ctx).rows)
+        list(run_execute_sql(ExecuteSql.parse({"sql": sql}), ctx).rows)
     except AcpError as exc:
         return exc
     return None
@@ -204,7 +205,7 @@ def test_pg_admin_functions_that_outlive_the_rollback_are_stopped_by_the_guard(p
     creds, schema, admin = pg_orders
     slot = f"acp_{schema}"
     with pytest.raises(ReadOnlyViolation):
-        run_execute_sql({"sql": f"SELECT pg_create_physical_replication_slot('{slot}')"}, make_ctx(creds, f"test.{schema}"))
+        run_execute_sql(ExecuteSql.parse({"sql": f"SELECT pg_create_physical_replication_slot('{slot}')"}), make_ctx(creds, f"test.{schema}"))
     with admin.connect() as conn:
         assert conn.exec_driver_sql("SELECT count(*) FROM pg_replication_slots WHERE slot_name = %s", (slot,)).scalar() == 0
 

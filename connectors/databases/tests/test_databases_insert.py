@@ -10,6 +10,7 @@ import duckdb
 import pytest
 from analytics_acp import HostTable, HostTablesUnsupported, InvalidArguments, ReadOnlyViolation
 from analytics_acp.errors import TableNotFound
+from analytics_acp_databases.arguments import ExecuteSql, InsertRows
 from analytics_acp_databases.execute import run_execute_sql
 from analytics_acp_databases.insert import run_insert_rows
 
@@ -27,7 +28,7 @@ def _count(path, table="ventas"):
 
 
 def _insert(ctx, **arguments):
-    return anyio.run(run_insert_rows, arguments, ctx)
+    return anyio.run(run_insert_rows, InsertRows.parse(arguments), ctx)
 
 
 @pytest.mark.parametrize(
@@ -66,7 +67,7 @@ def test_access_is_checked_before_the_host_is_asked(sales_db, make_ctx):
 def test_inserted_values_are_typed_and_readable(sales_db, make_ctx, consume):
     ctx = make_ctx({"type": "sqlite", "path": sales_db}, "ventas", {"access_mode": "readAndOnlyAdd"}, tool="insert_rows", tables=_tables())
     _insert(ctx, table_ref="ds_forecast", table="ventas")
-    ex = run_execute_sql({"sql": "SELECT * FROM ventas WHERE fecha > '2026-09-28' ORDER BY fecha"}, ctx)
+    ex = run_execute_sql(ExecuteSql.parse({"sql": "SELECT * FROM ventas WHERE fecha > '2026-09-28' ORDER BY fecha"}), ctx)
     assert consume(ex) == [{"fecha": "2026-09-29", "canal": "online", "pedidos": 100, "importe": 5400.5},
                            {"fecha": "2026-09-30", "canal": "online", "pedidos": 101, "importe": 5500.0}]
 
@@ -130,11 +131,11 @@ def test_unknown_columns_and_refs(sales_db, make_ctx):
 def test_duckdb_insert_and_query_again(duck_db, make_ctx, consume):
     """DuckDB cannot hold read-only and read-write handles of one file: the connector switches cleanly."""
     rctx = make_ctx({"type": "duckdb", "path": duck_db}, "tienda")
-    assert consume(run_execute_sql({"sql": "SELECT count(*) AS n FROM ventas"}, rctx)) == [{"n": 360}]
+    assert consume(run_execute_sql(ExecuteSql.parse({"sql": "SELECT count(*) AS n FROM ventas"}), rctx)) == [{"n": 360}]
     wctx = make_ctx({"type": "duckdb", "path": duck_db}, "tienda.main", {"access_mode": "readAndOnlyAdd"}, tool="insert_rows", tables=_tables())
     out = _insert(wctx, table_ref="ds_forecast", table="ventas")
     assert out.data["table"] == "tienda.main.ventas" and out.data["rows_written"] == 2
-    assert consume(run_execute_sql({"sql": "SELECT count(*) AS n FROM ventas"}, rctx)) == [{"n": 362}]
+    assert consume(run_execute_sql(ExecuteSql.parse({"sql": "SELECT count(*) AS n FROM ventas"}), rctx)) == [{"n": 362}]
     out = _insert(wctx, table_ref="ds_forecast", table="nuevo", create_if_missing=True)
     con = duckdb.connect(duck_db, read_only=True)
     try:

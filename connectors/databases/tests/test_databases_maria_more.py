@@ -7,6 +7,7 @@ import json
 import anyio
 import pytest
 from analytics_acp import HostTable, ReadOnlyViolation, UpstreamError
+from analytics_acp_databases.arguments import ExecuteSql, InsertRows, ValidateSql
 from analytics_acp_databases.execute import run_execute_sql
 from analytics_acp_databases.insert import run_insert_rows
 from analytics_acp_databases.validate import run_validate_sql
@@ -36,7 +37,7 @@ def _tables(rows):
 
 
 def _insert(ctx, **arguments):
-    return anyio.run(run_insert_rows, arguments, ctx)
+    return anyio.run(run_insert_rows, InsertRows.parse(arguments), ctx)
 
 
 def test_maria_table_rules_decide_per_table(maria, make_ctx):
@@ -93,7 +94,7 @@ def test_maria_executable_comments_are_refused(sql, maria, make_ctx, tmp_path):
     tag = uuid.uuid4().hex[:8]
     out = f"/tmp/acp_exec_comment_{tag}.txt"  # the server writes on its own host: this machine in tests
     with pytest.raises(ReadOnlyViolation) as info:
-        run_execute_sql({"sql": sql.format(out=out, tag=tag)}, make_ctx(creds, name))
+        run_execute_sql(ExecuteSql.parse({"sql": sql.format(out=out, tag=tag)}), make_ctx(creds, name))
     assert "Executable comment" in info.value.message
     assert not os.path.exists(out)
     with admin.connect() as conn:
@@ -103,12 +104,12 @@ def test_maria_executable_comments_are_refused(sql, maria, make_ctx, tmp_path):
 def test_maria_validate_sql(maria, make_ctx):
     creds, name, admin = maria
     ctx = make_ctx(creds, name, tool="validate_sql")
-    out = run_validate_sql({"sql": "SELECT day, SUM(amount) AS total FROM orders WHERE day >= '{{start_date}}' GROUP BY day"}, ctx).data
+    out = run_validate_sql(ValidateSql.parse({"sql": "SELECT day, SUM(amount) AS total FROM orders WHERE day >= '{{start_date}}' GROUP BY day"}), ctx).data
     assert out["valid"] and out["read_only"] and out["dialect"] == "mysql"
     assert out["columns"] == [{"name": "day", "type": "date"}, {"name": "total", "type": "number"}]
-    bad = run_validate_sql({"sql": "SELECT 1 INTO OUTFILE '/tmp/x'"}, ctx).data
+    bad = run_validate_sql(ValidateSql.parse({"sql": "SELECT 1 INTO OUTFILE '/tmp/x'"}), ctx).data
     assert bad["valid"] is False and bad["read_only"] is False and bad["statement_type"] == "SELECT ... INTO"
-    missing = run_validate_sql({"sql": "SELECT * FROM nope"}, ctx).data
+    missing = run_validate_sql(ValidateSql.parse({"sql": "SELECT * FROM nope"}), ctx).data
     assert missing["valid"] is False and "autocontext" in missing["error"]
     assert _count(admin, name) == 2
 
@@ -118,9 +119,9 @@ def test_pg_default_schema_config_resolves_unqualified_names(pg_schema, make_ctx
     with admin.begin() as conn:
         conn.exec_driver_sql(f'CREATE TABLE "{schema}".only_here (v int)')
         conn.exec_driver_sql(f'INSERT INTO "{schema}".only_here VALUES (5)')
-    ex = run_execute_sql({"sql": "SELECT v FROM only_here"}, make_ctx(creds, "test", {"default_schema": schema}))
+    ex = run_execute_sql(ExecuteSql.parse({"sql": "SELECT v FROM only_here"}), make_ctx(creds, "test", {"default_schema": schema}))
     assert consume(ex) == [{"v": 5}]
     from analytics_acp import InvalidArguments
 
     with pytest.raises(InvalidArguments):  # without it, the name is looked up in public
-        run_execute_sql({"sql": "SELECT v FROM only_here"}, make_ctx(creds, "test"))
+        run_execute_sql(ExecuteSql.parse({"sql": "SELECT v FROM only_here"}), make_ctx(creds, "test"))

@@ -12,6 +12,7 @@ import sqlite3
 import duckdb
 import pytest
 from analytics_acp import InvalidArguments, ReadOnlyViolation
+from analytics_acp_databases.arguments import ExecuteSql, ValidateSql
 from analytics_acp_databases.engines import Source, open_read
 from analytics_acp_databases.execute import run_execute_sql
 from analytics_acp_databases.readonly import check_sql
@@ -155,11 +156,11 @@ def test_unparsable_write_keeps_its_violation_and_unparsable_select_reaches_the_
     assert "UPDATE" in info.value.message
     ctx = make_ctx({"type": "sqlite", "path": sales_db}, "ventas")
     with pytest.raises(InvalidArguments) as typo:
-        run_execute_sql({"sql": "SELEC nonsense"}, ctx)
+        run_execute_sql(ExecuteSql.parse({"sql": "SELEC nonsense"}), ctx)
     assert typo.value.code == -32017 and "line 1, column 1" in typo.value.message
     from analytics_acp_databases.validate import run_validate_sql
 
-    report = run_validate_sql({"sql": "SELECT * FROM ventas WHERE"}, make_ctx({"type": "sqlite", "path": sales_db}, "ventas", tool="validate_sql")).data
+    report = run_validate_sql(ValidateSql.parse({"sql": "SELECT * FROM ventas WHERE"}), make_ctx({"type": "sqlite", "path": sales_db}, "ventas", tool="validate_sql")).data
     assert report["valid"] is False and report["read_only"] is None and "line 1, column 22" in report["error"]
 
 
@@ -198,7 +199,7 @@ def test_sqlite_bypass_corpus_fails_and_data_unchanged(sql, sales_db, make_ctx, 
     files_before = sorted(os.listdir(tmp_path))
     ctx = make_ctx({"type": "sqlite", "path": sales_db}, "ventas")
     with pytest.raises(ReadOnlyViolation):
-        run_execute_sql({"sql": sql.format(dir=tmp_path)}, ctx)
+        run_execute_sql(ExecuteSql.parse({"sql": sql.format(dir=tmp_path)}), ctx)
     assert _sqlite_snapshot(sales_db) == before
     assert sorted(os.listdir(tmp_path)) == files_before
 
@@ -232,7 +233,7 @@ def test_duckdb_bypass_corpus_fails_and_data_unchanged(sql, duck_db, make_ctx, t
     files_before = sorted(os.listdir(tmp_path))
     ctx = make_ctx({"type": "duckdb", "path": duck_db}, "tienda")
     with pytest.raises(ReadOnlyViolation):
-        run_execute_sql({"sql": sql.format(dir=tmp_path)}, ctx)
+        run_execute_sql(ExecuteSql.parse({"sql": sql.format(dir=tmp_path)}), ctx)
     assert _duck_snapshot(duck_db) == before
     assert [f for f in sorted(os.listdir(tmp_path)) if not f.endswith(".wal")] == [f for f in files_before if not f.endswith(".wal")]
 
@@ -271,7 +272,7 @@ def test_duckdb_session_fence_without_guard(sql, duck_db, tmp_path):
 def test_sqlite_and_duckdb_urls_get_the_file_fences(sales_db, duck_db, make_ctx, consume):
     """A `url` credential naming a file (sqlite:///..., duckdb:///...) is fenced like the file variants."""
     sqlite_url = {"type": "url", "url": f"sqlite:///{sales_db}"}
-    assert consume(run_execute_sql({"sql": "SELECT count(*) AS n FROM ventas"}, make_ctx(sqlite_url, "ventas"))) == [{"n": 360}]
+    assert consume(run_execute_sql(ExecuteSql.parse({"sql": "SELECT count(*) AS n FROM ventas"}), make_ctx(sqlite_url, "ventas"))) == [{"n": 360}]
     before = _sqlite_snapshot(sales_db)
     with open_read(Source(sqlite_url)) as session:
         with pytest.raises(sa_exc.DBAPIError):
@@ -281,4 +282,4 @@ def test_sqlite_and_duckdb_urls_get_the_file_fences(sales_db, duck_db, make_ctx,
     with open_read(Source(duck_url)) as session:
         with pytest.raises(sa_exc.DBAPIError):
             session.conn.exec_driver_sql("DELETE FROM ventas")
-    assert consume(run_execute_sql({"sql": "SELECT count(*) AS n FROM ventas"}, make_ctx(duck_url, "tienda"))) == [{"n": 360}]
+    assert consume(run_execute_sql(ExecuteSql.parse({"sql": "SELECT count(*) AS n FROM ventas"}), make_ctx(duck_url, "tienda"))) == [{"n": 360}]

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 from analytics_acp_databases import catalog, engines, execute, types_map
+from analytics_acp_databases.arguments import ExecuteSql
 from analytics_acp_databases.execute import run_execute_sql
 
 SQL = "SELECT id, name FROM t WHERE id > {k} ORDER BY id LIMIT 3"
@@ -31,7 +32,7 @@ def _fresh_caches():
 
 
 def _run(make_ctx, consume, path: str, sql: str) -> list[dict]:
-    return consume(run_execute_sql({"sql": sql}, make_ctx({"type": "sqlite", "path": path}, Path(path).stem)))
+    return consume(run_execute_sql(ExecuteSql.parse({"sql": sql}), make_ctx({"type": "sqlite", "path": path}, Path(path).stem)))
 
 
 def test_one_engine_per_source_across_calls_of_forty_sessions(tmp_path, make_ctx, consume, monkeypatch):
@@ -64,13 +65,13 @@ def test_reflected_columns_need_no_second_connection(tmp_path, make_ctx, consume
         return real(source, schema, timeout_s)
 
     monkeypatch.setattr(execute, "open_read", counting)
-    first = run_execute_sql({"sql": SQL.format(k=0)}, make_ctx({"type": "sqlite", "path": path}, "a"))
+    first = run_execute_sql(ExecuteSql.parse({"sql": SQL.format(k=0)}), make_ctx({"type": "sqlite", "path": path}, "a"))
     assert len(opened) == 2  # the query's connection + the reflection's
     assert [h["hint"] for h in first.headers] == ["integer", "string"]
     consume(first)
     opened.clear()
     for k in (3, 7, 11):
-        ex = run_execute_sql({"sql": SQL.format(k=k)}, make_ctx({"type": "sqlite", "path": path}, "a"))
+        ex = run_execute_sql(ExecuteSql.parse({"sql": SQL.format(k=k)}), make_ctx({"type": "sqlite", "path": path}, "a"))
         assert [h["hint"] for h in ex.headers] == ["integer", "string"]
         assert [r["id"] for r in consume(ex)] == [k + 1, k + 2, k + 3]
     assert len(opened) == 3  # one connection per call
@@ -86,7 +87,7 @@ def test_inferred_types_remembered_per_sql_and_schema(tmp_path, make_ctx, consum
     sql = "SELECT id, name FROM t ORDER BY id"
     hints = []
     for path in (one, one, one, str(two), str(two)):
-        ex = run_execute_sql({"sql": sql}, make_ctx({"type": "sqlite", "path": path}, Path(path).stem))
+        ex = run_execute_sql(ExecuteSql.parse({"sql": sql}), make_ctx({"type": "sqlite", "path": path}, Path(path).stem))
         hints.append([h.get("hint") for h in ex.headers])
         consume(ex)
     assert len(inference_runs) == 2
@@ -123,7 +124,7 @@ def test_inference_shared_by_queries_that_differ_only_in_filters_order_and_limit
     path = _db(tmp_path / "f.sqlite", 40)
     same = [SQL.format(k=k) for k in (0, 5, 9)] + ["SELECT id, name FROM t WHERE name LIKE 'n1%' ORDER BY name DESC LIMIT 2 OFFSET 1"]
     for sql in same:
-        ex = run_execute_sql({"sql": sql}, make_ctx({"type": "sqlite", "path": path}, "f"))
+        ex = run_execute_sql(ExecuteSql.parse({"sql": sql}), make_ctx({"type": "sqlite", "path": path}, "f"))
         assert [h["hint"] for h in ex.headers] == ["integer", "string"]
         consume(ex)
     assert len(inference_runs) == 1
@@ -134,7 +135,7 @@ def test_inference_shared_by_queries_that_differ_only_in_filters_order_and_limit
         "SELECT a.id, b.day FROM t AS a JOIN t AS b ON a.id = b.id WHERE a.id < 3": ["integer", "date"],
     }
     for sql, hints in other.items():
-        ex = run_execute_sql({"sql": sql}, make_ctx({"type": "sqlite", "path": path}, "f"))
+        ex = run_execute_sql(ExecuteSql.parse({"sql": sql}), make_ctx({"type": "sqlite", "path": path}, "f"))
         assert [h.get("hint") for h in ex.headers] == hints, sql
         consume(ex)
     assert len(inference_runs) == 1 + len(other)

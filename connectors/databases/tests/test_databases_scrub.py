@@ -7,6 +7,7 @@ import uuid
 
 import pytest
 from analytics_acp import CredentialsInvalid, InvalidArguments
+from analytics_acp_databases.arguments import ExecuteSql
 from analytics_acp_databases.execute import run_execute_sql
 from analytics_acp_databases.resources import list_resources
 
@@ -16,7 +17,7 @@ def test_a_driver_that_is_not_installed_is_credentials_invalid(url, make_ctx):
     if url.startswith("mssql") and importlib.util.find_spec("pyodbc") is not None:
         pytest.skip("pyodbc is installed here")
     creds = {"type": "url", "url": url}
-    for call in (lambda: run_execute_sql({"sql": "SELECT 1"}, make_ctx(creds, "shop")), lambda: list_resources(make_ctx(creds))):
+    for call in (lambda: run_execute_sql(ExecuteSql.parse({"sql": "SELECT 1"}), make_ctx(creds, "shop")), lambda: list_resources(make_ctx(creds))):
         with pytest.raises(CredentialsInvalid) as info:
             call()
         assert url.split("://")[0] in info.value.message and "install" in info.value.message
@@ -32,7 +33,7 @@ def test_pg_password_echoed_in_a_driver_error_is_scrubbed(make_ctx, need):
     url = {"type": "url", "url": "postgresql://postgres:p%40ss%3AEcho%2F42@127.0.0.1:5432/test"}
     for creds in (server, url):
         with pytest.raises(InvalidArguments) as info:
-            run_execute_sql({"sql": f"SELECT '{secret}'::int"}, make_ctx(creds, "test"))
+            run_execute_sql(ExecuteSql.parse({"sql": f"SELECT '{secret}'::int"}), make_ctx(creds, "test"))
         assert "invalid input syntax for type integer" in info.value.message
         assert "Echo" not in info.value.message and "***" in info.value.message
 
@@ -50,7 +51,7 @@ def test_maria_password_echoed_in_a_driver_error_is_scrubbed(maria_db, make_ctx)
         url = {"type": "url", "url": f"mysql+pymysql://{user}:{secret}@127.0.0.1:3306/{name}"}
         for c in (server, url):
             with pytest.raises(InvalidArguments) as info:
-                run_execute_sql({"sql": f"SELECT * FROM `{secret}`"}, make_ctx(c, name))
+                run_execute_sql(ExecuteSql.parse({"sql": f"SELECT * FROM `{secret}`"}), make_ctx(c, name))
             assert "doesn't exist" in info.value.message and secret not in info.value.message and "***" in info.value.message
     finally:
         with admin.begin() as conn:

@@ -18,6 +18,7 @@ from analytics_acp import (
     UpstreamError,
 )
 from analytics_acp_databases import blocks
+from analytics_acp_databases.arguments import ExecuteSql, InsertRows, ValidateSql
 from analytics_acp_databases.engines import Source, open_read
 from analytics_acp_databases.execute import run_execute_sql
 from analytics_acp_databases.insert import run_insert_rows
@@ -58,7 +59,7 @@ def _pg_count(admin, schema):
 
 def test_pg_typed_headers(pg, make_ctx, consume):
     creds, schema, _ = pg
-    ex = run_execute_sql({"sql": "SELECT * FROM orders ORDER BY id"}, make_ctx(creds, f"test.{schema}"))
+    ex = run_execute_sql(ExecuteSql.parse({"sql": "SELECT * FROM orders ORDER BY id"}), make_ctx(creds, f"test.{schema}"))
     rows = consume(ex)
     assert _types(ex) == {"id": "integer", "day": "date", "at": "datetime", "amount": "number", "big": "integer", "paid": "boolean", "meta": "json", "channel": "string"}
     assert rows[0] == {"id": 1, "day": "2026-09-01", "at": "2026-09-01T08:15:00.000Z", "amount": 1234.56, "big": 9007199254740993, "paid": True, "meta": {"k": 1}, "channel": "web"}
@@ -96,7 +97,7 @@ def test_pg_bypass_corpus(sql, pg, make_ctx):
     creds, schema, admin = pg
     before = _pg_count(admin, schema)
     with pytest.raises(ReadOnlyViolation):
-        run_execute_sql({"sql": sql}, make_ctx(creds, f"test.{schema}"))
+        run_execute_sql(ExecuteSql.parse({"sql": sql}), make_ctx(creds, f"test.{schema}"))
     assert _pg_count(admin, schema) == before
 
 
@@ -130,38 +131,38 @@ def test_pg_set_config_does_not_outlive_the_session(pg):
 def test_pg_unknown_table_and_credentials(pg, make_ctx):
     creds, schema, _ = pg
     with pytest.raises(InvalidArguments) as info:
-        run_execute_sql({"sql": "SELECT * FROM nope"}, make_ctx(creds, f"test.{schema}"))
+        run_execute_sql(ExecuteSql.parse({"sql": "SELECT * FROM nope"}), make_ctx(creds, f"test.{schema}"))
     assert "does not exist" in info.value.message and f"autocontext for test.{schema}" in info.value.message
     bad = {**creds, "user": f"nobody_{uuid.uuid4().hex[:6]}", "password": "S3cr3t-Pa55"}
     with pytest.raises(CredentialsInvalid) as info:
-        run_execute_sql({"sql": "SELECT 1"}, make_ctx(bad, "test"))
+        run_execute_sql(ExecuteSql.parse({"sql": "SELECT 1"}), make_ctx(bad, "test"))
     assert "S3cr3t-Pa55" not in info.value.message
     with pytest.raises(ResourceNotFound):
-        run_execute_sql({"sql": "SELECT 1"}, make_ctx(creds, f"nodb_{uuid.uuid4().hex[:6]}"))
+        run_execute_sql(ExecuteSql.parse({"sql": "SELECT 1"}), make_ctx(creds, f"nodb_{uuid.uuid4().hex[:6]}"))
 
 
 def test_pg_url_credentials_are_scrubbed_from_driver_errors(make_ctx, need):
     need(5432, "PostgreSQL")
     url = "postgresql://postgres:TopSecret%21pw@127.0.0.1:5432/test"
     with pytest.raises(InvalidArguments) as info:
-        run_execute_sql({"sql": "SELECT * FROM no_such_table_here"}, make_ctx({"type": "url", "url": url}, "test"))
+        run_execute_sql(ExecuteSql.parse({"sql": "SELECT * FROM no_such_table_here"}), make_ctx({"type": "url", "url": url}, "test"))
     assert "TopSecret" not in info.value.message and url not in info.value.message
     unreachable = "postgresql://postgres:TopSecret%21pw@127.0.0.1:1/test"
     with pytest.raises(UpstreamError) as info:
-        run_execute_sql({"sql": "SELECT 1"}, make_ctx({"type": "url", "url": unreachable}, "test"))
+        run_execute_sql(ExecuteSql.parse({"sql": "SELECT 1"}), make_ctx({"type": "url", "url": unreachable}, "test"))
     assert "TopSecret" not in info.value.message
 
 
 def test_pg_statement_timeout(pg, make_ctx, consume):
     creds, schema, _ = pg
     with pytest.raises(UpstreamError) as info:
-        consume(run_execute_sql({"sql": "SELECT pg_sleep(5)"}, make_ctx(creds, f"test.{schema}", {"statement_timeout_s": 0.2})))
+        consume(run_execute_sql(ExecuteSql.parse({"sql": "SELECT pg_sleep(5)"}), make_ctx(creds, f"test.{schema}", {"statement_timeout_s": 0.2})))
     assert "statement_timeout_s" in info.value.message
 
 
 def test_pg_streams_from_a_server_side_cursor(pg, make_ctx):
     creds, schema, _ = pg
-    ex = run_execute_sql({"sql": "SELECT g AS n FROM generate_series(1, 25000) g"}, make_ctx(creds, f"test.{schema}"))
+    ex = run_execute_sql(ExecuteSql.parse({"sql": "SELECT g AS n FROM generate_series(1, 25000) g"}), make_ctx(creds, f"test.{schema}"))
     it = iter(ex.rows)
     assert next(it) == (1,)
     assert sum(1 for _ in it) == 24999
@@ -175,14 +176,14 @@ def test_pg_insert_rows_modes(pg, make_ctx):
                             rows=[{"d": "2026-01-01", "v": 1.5, "ok": True}, {"d": "2026-01-02", "v": "2", "ok": "false"}])}
     ro = make_ctx(creds, f"test.{schema}", {}, tool="insert_rows", tables=host)
     with pytest.raises(ReadOnlyViolation):
-        anyio.run(run_insert_rows, {"table_ref": "ds", "table": "loaded", "create_if_missing": True}, ro)
+        anyio.run(run_insert_rows, InsertRows.parse({"table_ref": "ds", "table": "loaded", "create_if_missing": True}), ro)
     add = make_ctx(creds, f"test.{schema}", {"access_mode": "readAndOnlyAdd"}, tool="insert_rows", tables=host)
-    info = anyio.run(run_insert_rows, {"table_ref": "ds", "table": "loaded", "create_if_missing": True}, add)
+    info = anyio.run(run_insert_rows, InsertRows.parse({"table_ref": "ds", "table": "loaded", "create_if_missing": True}), add)
     assert info.data["rows_written"] == 2 and info.data["created"] is True and info.data["table"] == f"test.{schema}.loaded"
     with admin.connect() as conn:
         assert conn.exec_driver_sql(f'SELECT d::text, v, ok FROM "{schema}".loaded ORDER BY d').fetchall() == [("2026-01-01", 1.5, True), ("2026-01-02", 2.0, False)]
     with pytest.raises(ReadOnlyViolation):
-        anyio.run(run_insert_rows, {"table_ref": "ds", "table": "loaded", "mode": "replace"}, add)
+        anyio.run(run_insert_rows, InsertRows.parse({"table_ref": "ds", "table": "loaded", "mode": "replace"}), add)
 
 
 def test_pg_blocks_and_listing(pg, make_ctx):
@@ -207,9 +208,9 @@ def test_pg_blocks_and_listing(pg, make_ctx):
 def test_pg_validate_sql_reports_columns_without_running(pg, make_ctx):
     creds, schema, admin = pg
     ctx = make_ctx(creds, f"test.{schema}", tool="validate_sql")
-    out = run_validate_sql({"sql": "SELECT day, sum(amount) AS total FROM orders WHERE day >= '{{start_date}}' GROUP BY day"}, ctx).data
+    out = run_validate_sql(ValidateSql.parse({"sql": "SELECT day, sum(amount) AS total FROM orders WHERE day >= '{{start_date}}' GROUP BY day"}), ctx).data
     assert out["valid"] and out["read_only"] and out["columns"] == [{"name": "day", "type": "date"}, {"name": "total", "type": "number"}]
-    assert run_validate_sql({"sql": "DELETE FROM orders"}, ctx).data["statement_type"] == "DELETE"
+    assert run_validate_sql(ValidateSql.parse({"sql": "DELETE FROM orders"}), ctx).data["statement_type"] == "DELETE"
     assert _pg_count(admin, schema)[0] == 2
 
 
@@ -238,7 +239,7 @@ def _maria_count(admin, name):
 
 def test_maria_typed_headers(maria, make_ctx, consume):
     creds, name, _ = maria
-    ex = run_execute_sql({"sql": "SELECT * FROM orders ORDER BY id"}, make_ctx(creds, name))
+    ex = run_execute_sql(ExecuteSql.parse({"sql": "SELECT * FROM orders ORDER BY id"}), make_ctx(creds, name))
     rows = consume(ex)
     assert _types(ex) == {"id": "integer", "day": "date", "at": "datetime", "amount": "number", "big": "integer", "paid": "boolean", "meta": "json", "channel": "string"}
     assert rows[0] == {"id": 1, "day": "2026-09-01", "at": "2026-09-01T10:15:00", "amount": 1234.56, "big": 9007199254740993, "paid": True, "meta": {"k": 1}, "channel": "web"}
@@ -267,7 +268,7 @@ def test_maria_bypass_corpus(sql, maria, make_ctx):
     creds, name, admin = maria
     before = _maria_count(admin, name)
     with pytest.raises(ReadOnlyViolation):
-        run_execute_sql({"sql": sql}, make_ctx(creds, name))
+        run_execute_sql(ExecuteSql.parse({"sql": sql}), make_ctx(creds, name))
     assert _maria_count(admin, name) == before
 
 
@@ -295,14 +296,14 @@ def test_maria_wrong_password_is_credentials_invalid_and_scrubbed(maria, make_ct
         conn.exec_driver_sql(f"GRANT SELECT ON `{name}`.* TO '{user}'@'localhost'")
     try:
         good = {**creds, "user": user, "password": "Right-Pass-1"}
-        ok = run_execute_sql({"sql": "SELECT count(*) AS n FROM orders"}, make_ctx(good, name))
+        ok = run_execute_sql(ExecuteSql.parse({"sql": "SELECT count(*) AS n FROM orders"}), make_ctx(good, name))
         assert list(ok.rows) == [(2,)]
         with pytest.raises(CredentialsInvalid) as info:
-            run_execute_sql({"sql": "SELECT 1"}, make_ctx({**good, "password": "Wrong-Pass-9"}, name))
+            run_execute_sql(ExecuteSql.parse({"sql": "SELECT 1"}), make_ctx({**good, "password": "Wrong-Pass-9"}, name))
         assert "Wrong-Pass-9" not in info.value.message and "Right-Pass-1" not in info.value.message
         url = f"mysql+pymysql://{user}:Wrong-Pass-9@127.0.0.1:3306/{name}"
         with pytest.raises(CredentialsInvalid) as info:
-            run_execute_sql({"sql": "SELECT 1"}, make_ctx({"type": "url", "url": url}, name))
+            run_execute_sql(ExecuteSql.parse({"sql": "SELECT 1"}), make_ctx({"type": "url", "url": url}, name))
         assert "Wrong-Pass-9" not in info.value.message
     finally:
         with admin.begin() as conn:
@@ -313,10 +314,10 @@ def test_maria_wrong_password_is_credentials_invalid_and_scrubbed(maria, make_ct
 def test_maria_unknown_table_and_timeout(maria, make_ctx, consume):
     creds, name, _ = maria
     with pytest.raises(InvalidArguments) as info:
-        run_execute_sql({"sql": "SELECT * FROM nope"}, make_ctx(creds, name))
+        run_execute_sql(ExecuteSql.parse({"sql": "SELECT * FROM nope"}), make_ctx(creds, name))
     assert "doesn't exist" in info.value.message and f"autocontext for {name}" in info.value.message
     with pytest.raises(UpstreamError) as info:
-        consume(run_execute_sql({"sql": "SELECT SLEEP(3) FROM orders"}, make_ctx(creds, name, {"statement_timeout_s": 0.3})))
+        consume(run_execute_sql(ExecuteSql.parse({"sql": "SELECT SLEEP(3) FROM orders"}), make_ctx(creds, name, {"statement_timeout_s": 0.3})))
     assert "statement_timeout_s" in info.value.message
 
 
@@ -328,15 +329,15 @@ def test_maria_insert_rows_is_all_or_nothing(maria, make_ctx):
     host = {"bad": HostTable(ref="bad", headers=[{"name": "id", "type": "integer"}, {"name": "day", "type": "date"}, {"name": "amount", "type": "number"}], rows=rows)}
     ctx = make_ctx(creds, name, {"access_mode": "readAndOnlyAdd"}, tool="insert_rows", tables=host)
     with pytest.raises(InvalidArguments) as info:
-        anyio.run(run_insert_rows, {"table_ref": "bad", "table": "orders"}, ctx)
+        anyio.run(run_insert_rows, InsertRows.parse({"table_ref": "bad", "table": "orders"}), ctx)
     assert "Row 6, column day" in info.value.message
     assert _maria_count(admin, name)[0] == 2
     host["good"] = HostTable(ref="good", headers=host["bad"].headers, rows=rows[:5])
-    info2 = anyio.run(run_insert_rows, {"table_ref": "good", "table": "orders"}, ctx)
+    info2 = anyio.run(run_insert_rows, InsertRows.parse({"table_ref": "good", "table": "orders"}), ctx)
     assert info2.data["rows_written"] == 5 and _maria_count(admin, name)[0] == 7
     # a duplicate key fails inside the database: the transaction rolls back every row
     with pytest.raises(UpstreamError):
-        anyio.run(run_insert_rows, {"table_ref": "good", "table": "orders"}, ctx)
+        anyio.run(run_insert_rows, InsertRows.parse({"table_ref": "good", "table": "orders"}), ctx)
     assert _maria_count(admin, name)[0] == 7
 
 
@@ -361,7 +362,7 @@ def test_maria_streamed_rows_survive_type_reflection(maria, make_ctx):
         conn.exec_driver_sql(
             f"INSERT INTO `{name}`.events SELECT seq, JSON_OBJECT('n', seq), CONCAT('e', seq) FROM seq_1_to_12000"
         )
-    ex = run_execute_sql({"sql": "SELECT id, payload, label FROM events ORDER BY id"}, make_ctx(creds, name))
+    ex = run_execute_sql(ExecuteSql.parse({"sql": "SELECT id, payload, label FROM events ORDER BY id"}), make_ctx(creds, name))
     assert _types(ex) == {"id": "integer", "payload": "json", "label": "string"}
     rows = list(ex.rows)
     assert len(rows) == 12000 and rows[-1] == (12000, {"n": 12000}, "e12000")
@@ -370,11 +371,11 @@ def test_maria_streamed_rows_survive_type_reflection(maria, make_ctx):
 def test_maria_early_stop_leaves_a_healthy_pool(maria, make_ctx):
     """Stopping at limit (or closing the generator) drops the unbuffered connection; later queries are fine."""
     creds, name, _ = maria
-    ex = run_execute_sql({"sql": "SELECT seq FROM seq_1_to_200000", "limit": 5}, make_ctx(creds, name))
+    ex = run_execute_sql(ExecuteSql.parse({"sql": "SELECT seq FROM seq_1_to_200000", "limit": 5}), make_ctx(creds, name))
     assert list(ex.rows) == [(1,), (2,), (3,), (4,), (5,)]
-    gen = run_execute_sql({"sql": "SELECT seq FROM seq_1_to_200000"}, make_ctx(creds, name)).rows
+    gen = run_execute_sql(ExecuteSql.parse({"sql": "SELECT seq FROM seq_1_to_200000"}), make_ctx(creds, name)).rows
     assert next(gen) == (1,)
     gen.close()
     for _ in range(3):
-        again = run_execute_sql({"sql": "SELECT count(*) AS n FROM orders"}, make_ctx(creds, name))
+        again = run_execute_sql(ExecuteSql.parse({"sql": "SELECT count(*) AS n FROM orders"}), make_ctx(creds, name))
         assert list(again.rows) == [(2,)]

@@ -18,6 +18,7 @@ import pytest
 from analytics_acp.results.extraction import build_extraction
 from analytics_acp.results.settings import BuildSettings
 from analytics_acp.tablefile import read_table_uri
+from analytics_acp_databases.arguments import ExecuteSql
 from analytics_acp_databases.execute import run_execute_sql
 
 
@@ -35,7 +36,7 @@ def mixed_db(tmp_path):
 
 
 def table(sql, db, make_ctx, tmp_path, inline_max_bytes=1 << 20):
-    ex = run_execute_sql({"sql": sql}, make_ctx({"type": "sqlite", "path": db}, "mixed"))
+    ex = run_execute_sql(ExecuteSql.parse({"sql": sql}), make_ctx({"type": "sqlite", "path": db}, "mixed"))
     out = build_extraction(ex, BuildSettings(row_limit=5, inline_max_bytes=inline_max_bytes, tmp_dir=tmp_path))
     data = out.system_data
     rows = data["table"] if data["format"] == "inline" else read_table_uri(data["table_uri"])
@@ -79,7 +80,7 @@ def test_late_widening_rewrites_a_streamed_result_without_holding_it(mixed_db, m
     gc.collect()
     base = sys.getallocatedblocks()
     peak = 0
-    ex = run_execute_sql({"sql": sql}, make_ctx({"type": "sqlite", "path": mixed_db}, "mixed"))
+    ex = run_execute_sql(ExecuteSql.parse({"sql": sql}), make_ctx({"type": "sqlite", "path": mixed_db}, "mixed"))
 
     def watch(rows):
         nonlocal peak

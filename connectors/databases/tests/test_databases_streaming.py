@@ -15,6 +15,7 @@ from collections.abc import Iterator
 import pytest
 from analytics_acp.results.extraction import build_extraction
 from analytics_acp.results.settings import BuildSettings
+from analytics_acp_databases.arguments import ExecuteSql
 from analytics_acp_databases.execute import BATCH_ROWS, run_execute_sql
 
 
@@ -39,7 +40,7 @@ def test_a_million_rows_reach_the_core_file_writer_with_few_live_objects(duck_db
     """execute_sql -> the core's table file (format file): 1M rows; live objects stay at batch scale."""
     n = 1_000_000
     growth = Growth()
-    ex = run_execute_sql({"sql": f"SELECT range AS i FROM range({n})"}, make_ctx({"type": "duckdb", "path": duck_db}, "tienda"))
+    ex = run_execute_sql(ExecuteSql.parse({"sql": f"SELECT range AS i FROM range({n})"}), make_ctx({"type": "duckdb", "path": duck_db}, "tienda"))
     ex.rows = growth.watch(ex.rows)
     built = build_extraction(ex, BuildSettings(row_limit=5, inline_max_bytes=4096, tmp_dir=tmp_path))
     assert built.total_rows == n and built.system_data["format"] == "file"
@@ -54,7 +55,7 @@ def test_a_million_rows_reach_the_core_file_writer_with_few_live_objects(duck_db
 def test_sqlite_streams_with_few_live_objects(sales_db, make_ctx):
     growth = Growth()
     sql = "WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r WHERE n < 300000) SELECT n, n * 2 AS m FROM r"
-    count = sum(1 for _ in growth.watch(run_execute_sql({"sql": sql}, make_ctx({"type": "sqlite", "path": sales_db}, "ventas")).rows))
+    count = sum(1 for _ in growth.watch(run_execute_sql(ExecuteSql.parse({"sql": sql}), make_ctx({"type": "sqlite", "path": sales_db}, "ventas")).rows))
     assert count == 300_000
     assert growth.peak < 100_000, growth.peak  # 300k rows alive would be ~900k blocks
 
@@ -63,7 +64,7 @@ def test_sqlite_streams_with_few_live_objects(sales_db, make_ctx):
 def test_pg_streams_from_a_server_side_cursor_in_batches(pg_schema, make_ctx):
     creds, schema, admin = pg_schema
     growth = Growth()
-    ex = run_execute_sql({"sql": "SELECT g AS n, g * 2 AS m FROM generate_series(1, 300000) g"}, make_ctx(creds, f"test.{schema}"))
+    ex = run_execute_sql(ExecuteSql.parse({"sql": "SELECT g AS n, g * 2 AS m FROM generate_series(1, 300000) g"}), make_ctx(creds, f"test.{schema}"))
     it = growth.watch(ex.rows)
     assert next(it) == (1, 2)
     with admin.connect() as conn:  # what the connector's session is doing right now, as the server sees it
@@ -80,6 +81,6 @@ def test_pg_streams_from_a_server_side_cursor_in_batches(pg_schema, make_ctx):
 def test_maria_streams_unbuffered_with_few_live_objects(maria_db, make_ctx):
     creds, name, _ = maria_db
     growth = Growth()
-    ex = run_execute_sql({"sql": "SELECT seq AS n, seq * 2 AS m FROM seq_1_to_300000"}, make_ctx(creds, name))
+    ex = run_execute_sql(ExecuteSql.parse({"sql": "SELECT seq AS n, seq * 2 AS m FROM seq_1_to_300000"}), make_ctx(creds, name))
     assert sum(1 for _ in growth.watch(ex.rows)) == 300_000
     assert growth.peak < 100_000, growth.peak  # a buffered pymysql cursor holds every row (~900k blocks)

@@ -8,10 +8,12 @@ from __future__ import annotations
 import datetime as dt
 from typing import Any
 
+from analytics_acp import NoArguments
 from analytics_acp.plugins import load_connector
 from analytics_acp.results.extraction import build_extraction
 from analytics_acp.results.settings import BuildSettings
 from analytics_acp_gsc import blocks
+from analytics_acp_gsc.arguments import InspectUrlsArguments, SearchAnalyticsArguments
 from analytics_acp_gsc.inspection import run_inspect_urls
 from analytics_acp_gsc.search_analytics import run_search_analytics
 from analytics_acp_gsc.sitemaps import run_sitemaps
@@ -44,7 +46,7 @@ def _expected_totals(site: Any, start: str, end: str) -> dict[str, Any]:
 
 def test_totals_cover_the_window_when_row_cap_keeps_fewer_rows(env, ctx_for):
     args = {"dimensions": ["query"], "start_date": "2026-09-01", "end_date": "2026-09-10", "row_cap": 5}
-    out = run_search_analytics(args, ctx_for())
+    out = run_search_analytics(SearchAnalyticsArguments.parse(args), ctx_for())
     rows = rows_of(out)
     assert len(rows) == 5
     expected = _expected_totals(env.gsc.sites[DOMAIN], "2026-09-01", "2026-09-10")
@@ -64,7 +66,7 @@ def test_totals_are_the_aggregate_rows_answer_not_the_sum_of_rows(env, ctx_for):
         return real_rows(site, body, dims, start, end, state)
 
     env.gsc._rows = rows
-    out = run_search_analytics({"dimensions": ["query"], "start_date": "2026-09-01", "end_date": "2026-09-07"}, ctx_for())
+    out = run_search_analytics(SearchAnalyticsArguments.parse({"dimensions": ["query"], "start_date": "2026-09-01", "end_date": "2026-09-07"}), ctx_for())
     assert len(out.rows) == 40
     assert out.totals == {"clicks": 12345, "impressions": 678901, "ctr": round(12345 / 678901, 4), "position": 17.12}
 
@@ -131,7 +133,7 @@ INSPECTED = {
 def test_inspect_urls_rows_carry_every_column_of_the_result(env, ctx_for, tmp_path):
     env.gsc.inspected.update(INSPECTED)
     plain = "https://example.com/blog/p0"
-    out = run_inspect_urls({"urls": [plain, NOINDEX, BLOCKED]}, ctx_for("inspect_urls"))
+    out = run_inspect_urls(InspectUrlsArguments.parse({"urls": [plain, NOINDEX, BLOCKED]}), ctx_for("inspect_urls"))
     rows = {r["url"]: r for r in rows_of(out)}
     fake = env.gsc.result_for(env.gsc.sites[DOMAIN], plain)["indexStatusResult"]
     assert {k: rows[plain][k] for k in ("verdict", "coverage_state", "indexing_state", "robots_txt_state", "google_canonical",
@@ -184,7 +186,7 @@ PENDING = {"path": "https://example.com/urls.txt", "type": "urlList", "isSitemap
 
 def test_sitemaps_rows_have_type_last_submitted_and_indexed(env, ctx_for, tmp_path):
     env.gsc.sites[DOMAIN].sitemaps.extend([FEED, PENDING])
-    out = run_sitemaps({}, ctx_for("sitemaps"))
+    out = run_sitemaps(NoArguments(), ctx_for("sitemaps"))
     got = [(r["path"].rsplit("/", 1)[1], r["type"], r["content_type"], r["submitted"], r["indexed"], r["last_submitted"],
             r["is_pending"]) for r in rows_of(out)]
     assert got == [

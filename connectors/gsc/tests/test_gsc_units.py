@@ -6,7 +6,8 @@ import datetime as dt
 
 import pytest
 from analytics_acp import InvalidArguments
-from analytics_acp_gsc import compare, dates, planner, query, resource_ids
+from analytics_acp_gsc import budget, compare, dates, planner, query, resource_ids
+from analytics_acp_gsc.arguments import ComparePeriodsArguments, InspectUrlsArguments, SearchAnalyticsArguments
 from gscfake import NOW
 
 
@@ -150,26 +151,59 @@ def test_row_cap_stops_paging():
     assert len(plan.rows) == 7 and len(sent) == 2 and plan.row_cap_applied
 
 
+def _query(args):
+    return query.query_of(SearchAnalyticsArguments.parse(args))
+
+
 def test_query_rules_are_invalid_arguments_with_the_rule():
+    """Search Console's combination rules are validators of the argument model (issue 38.1)."""
     with pytest.raises(InvalidArguments, match="searchAppearance cannot be combined"):
-        query.parse_query({"dimensions": ["query", "searchAppearance"]})
+        _query({"dimensions": ["query", "searchAppearance"]})
     with pytest.raises(InvalidArguments, match="hourly_all"):
-        query.parse_query({"dimensions": ["hour"]})
+        _query({"dimensions": ["hour"]})
     with pytest.raises(InvalidArguments, match="byProperty"):
-        query.parse_query({"dimensions": ["query"], "filters": [{"dimension": "page", "expression": "/x"}], "aggregation_type": "byProperty"})
-    with pytest.raises(InvalidArguments, match="operator"):
-        query.parse_query({"filters": [{"dimension": "page", "operator": "like", "expression": "x"}]})
+        _query({"dimensions": ["query"], "filters": [{"dimension": "page", "expression": "/x"}], "aggregation_type": "byProperty"})
+    with pytest.raises(InvalidArguments, match=r"^Invalid filters\.0\.operator: must be one of equals, notEquals"):
+        _query({"filters": [{"dimension": "page", "operator": "like", "expression": "x"}]})
+    with pytest.raises(InvalidArguments, match=r"^Invalid filters\.0: missing required argument\(s\) expression\."):
+        _query({"filters": [{"dimension": "page"}]})
+    with pytest.raises(InvalidArguments, match=r"^Invalid filters\.0: unknown key value\. Accepted: dimension, operator, expression\."):
+        _query({"filters": [{"dimension": "page", "value": "/x", "expression": "/x"}]})
     with pytest.raises(InvalidArguments, match="has no queries"):
-        query.parse_query({"search_type": "discover"})
-    q = query.parse_query({"dimensions": ["page"], "filters": [{"dimension": "QUERY", "operator": "CONTAINS", "expression": "ga4"}],
-                           "search_type": "Image", "data_state": "all"})
+        _query({"search_type": "discover"})
+    with pytest.raises(InvalidArguments, match=r"^Invalid dimensions: must not repeat a dimension\."):
+        _query({"dimensions": ["page", "page"]})
+    # Filter items are published as plain objects: their names match regardless of case.
+    q = _query({"dimensions": ["page"], "filters": [{"dimension": "QUERY", "operator": "CONTAINS", "expression": "ga4"}],
+                "search_type": "image", "data_state": "all"})
     assert q.body() == {"dimensions": ["page"], "type": "image", "dataState": "all",
                         "dimensionFilterGroups": [{"groupType": "and", "filters": [{"dimension": "query", "operator": "contains", "expression": "ga4"}]}]}
     assert q.totals_body()["dimensions"] == [] and q.totals_body()["aggregationType"] == "byPage"
 
 
+def test_compare_periods_refuses_time_dimensions_and_half_a_window():
+    with pytest.raises(InvalidArguments, match="date and hour cannot be dimensions. Use search_analytics"):
+        ComparePeriodsArguments.parse({"dimensions": ["date"]})
+    with pytest.raises(InvalidArguments, match="^Give both compare_start_date and compare_end_date, or neither"):
+        ComparePeriodsArguments.parse({"compare_start_date": "2026-01-01"})
+    with pytest.raises(InvalidArguments, match=r"^Invalid compare_end_date: is not a valid date\."):
+        ComparePeriodsArguments.parse({"compare_start_date": "2026-01-01", "compare_end_date": "Jan 3"})
+
+
+def test_inspect_urls_needs_absolute_urls_or_a_table():
+    with pytest.raises(InvalidArguments, match="^Give urls"):
+        InspectUrlsArguments.parse({"urls": ["  "]})
+    with pytest.raises(InvalidArguments, match="^url_column only applies with table_ref"):
+        InspectUrlsArguments.parse({"urls": ["https://a.com/"], "url_column": "u"})
+    with pytest.raises(InvalidArguments, match="^Invalid urls: URLs must be absolute http\\(s\\) URLs; not valid: /blog/"):
+        InspectUrlsArguments.parse({"urls": ["/blog/"]})
+    with pytest.raises(InvalidArguments, match=r"^Invalid urls: must have at most 600 item\(s\)\."):
+        InspectUrlsArguments.parse({"urls": [f"https://a.com/{i}" for i in range(601)]})
+    assert InspectUrlsArguments.published_schema()["properties"]["urls"]["maxItems"] == budget.MINUTE_LIMIT
+
+
 def test_headers_exactly_as_15_2():
-    q = query.parse_query({"dimensions": ["query"]})
+    q = _query({"dimensions": ["query"]})
     assert [h.to_json() for h in query.headers(q)] == [
         {"name": "query", "type": "string", "role": "dimension", "description": "Search query"},
         {"name": "clicks", "type": "integer", "role": "metric"},
@@ -180,15 +214,15 @@ def test_headers_exactly_as_15_2():
 
 
 def test_provisional_flag_from_first_incomplete_date_and_hour():
-    q = query.parse_query({"dimensions": ["date"], "data_state": "all"})
+    q = _query({"dimensions": ["date"], "data_state": "all"})
     convert = query.row_converter(q, "2026-09-23", None)
     assert convert({"keys": ["2026-09-22"], "clicks": 3, "impressions": 10, "ctr": 0.3, "position": 4.26})[-1] is False
     assert convert({"keys": ["2026-09-23"], "clicks": 3, "impressions": 10, "ctr": 0.3, "position": 4.26}) == ("2026-09-23", 3, 10, 0.3, 4.26, True)
-    q = query.parse_query({"dimensions": ["hour"], "data_state": "hourly_all"})
+    q = _query({"dimensions": ["hour"], "data_state": "hourly_all"})
     convert = query.row_converter(q, None, "2026-09-24T13:00:00-07:00")
     assert convert({"keys": ["2026-09-24T12:00:00-07:00"], "clicks": 1, "impressions": 2, "ctr": 0.5, "position": 1})[-1] is False
     assert convert({"keys": ["2026-09-24T21:00:00+00:00"], "clicks": 1, "impressions": 2, "ctr": 0.5, "position": 1})[-1] is True
-    assert "provisional" not in [h.name for h in query.headers(query.parse_query({"dimensions": ["date"]}))]
+    assert "provisional" not in [h.name for h in query.headers(_query({"dimensions": ["date"]}))]
 
 
 def test_totals_come_from_the_aggregate_row():
@@ -199,11 +233,15 @@ def test_totals_come_from_the_aggregate_row():
 
 def test_order_by_sorts_everything_nulls_last():
     cols = ["query", "clicks", "position"]
-    order = query.parse_order_by(["position", "-clicks"], cols)
+    order = SearchAnalyticsArguments.parse({"order_by": ["position", "-clicks"]}).order()
+    assert order == [("position", False), ("clicks", True)]
     rows = [("a", 1, 3.0), ("b", 5, None), ("c", 9, 3.0), ("d", 2, 1.5)]
     assert query.sort_rows(rows, order, cols) == [("d", 2, 1.5), ("c", 9, 3.0), ("a", 1, 3.0), ("b", 5, None)]
-    with pytest.raises(InvalidArguments, match="order_by"):
-        query.parse_order_by(["sessions desc"], cols)
+    with pytest.raises(InvalidArguments, match="order_by 'sessions desc' is not valid"):
+        SearchAnalyticsArguments.parse({"order_by": ["sessions desc"]})
+    with pytest.raises(InvalidArguments, match="order_by 'provisional' is not valid"):  # only with fresh daily rows
+        SearchAnalyticsArguments.parse({"order_by": ["provisional"]})
+    assert SearchAnalyticsArguments.parse({"dimensions": ["date"], "data_state": "all", "order_by": ["provisional"]}).order()
 
 
 def test_compare_join_keeps_rows_of_one_window_with_nulls():

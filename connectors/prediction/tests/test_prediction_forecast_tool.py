@@ -8,6 +8,7 @@ import pytest
 from analytics_acp.context import HostTable
 from analytics_acp.errors import HostTablesUnsupported, InvalidArguments, TableNotFound, UpstreamError
 from analytics_acp.kit import RecordingSignals
+from analytics_acp_prediction.arguments import ForecastArguments
 from analytics_acp_prediction.forecast_tool import run
 from statsmodels.tsa.holtwinters import ExponentialSmoothing
 
@@ -24,7 +25,7 @@ def _channels(tabledata) -> HostTable:
 
 async def test_output_is_typed_and_dated(make_ctx, sales_table):
     ctx = make_ctx({sales_table.ref: sales_table})
-    result = await run({"table_ref": sales_table.ref, **BASE}, ctx)
+    result = await run(ForecastArguments.parse({"table_ref": sales_table.ref, **BASE}), ctx)
     assert ctx.table_reader.requests == [sales_table.ref]
     assert [h.to_json() for h in result.headers] == [
         {"name": "fecha", "type": "date", "role": "dimension", "description": "Forecast day"},
@@ -46,7 +47,7 @@ async def test_output_is_typed_and_dated(make_ctx, sales_table):
 async def test_grouped_forecasts_equal_each_series_alone(make_ctx, tabledata):
     table = _channels(tabledata)
     ctx = make_ctx({table.ref: table})
-    result = await run({"table_ref": table.ref, **BASE, "group_by": "canal"}, ctx)
+    result = await run(ForecastArguments.parse({"table_ref": table.ref, **BASE, "group_by": "canal"}), ctx)
     assert [h.name for h in result.headers] == ["fecha", "canal", "forecast", "lower", "upper"]
     assert [r["canal"] for r in result.rows] == ["shop"] * 7 + ["web"] * 7
     assert [s["key"] for s in result.extra["series"]] == [{"canal": "shop"}, {"canal": "web"}]
@@ -64,7 +65,7 @@ async def test_group_with_too_little_history_is_skipped_with_a_warning(make_ctx,
     table = _channels(tabledata)
     table.rows += [{"fecha": "2026-08-01", "canal": "app", "pedidos": 3.0, "visits": "n/a"}]
     ctx = make_ctx({table.ref: table})
-    result = await run({"table_ref": table.ref, **BASE, "group_by": ["canal"]}, ctx)
+    result = await run(ForecastArguments.parse({"table_ref": table.ref, **BASE, "group_by": ["canal"]}), ctx)
     assert {r["canal"] for r in result.rows} == {"shop", "web"}
     assert any(w.startswith("Series canal=app was skipped:") for w in result.warnings)
 
@@ -72,7 +73,7 @@ async def test_group_with_too_little_history_is_skipped_with_a_warning(make_ctx,
 async def test_unknown_table_passes_the_host_message_on(make_ctx, sales_table):
     ctx = make_ctx({sales_table.ref: sales_table})
     with pytest.raises(TableNotFound) as info:
-        await run({"table_ref": "ds_missing", **BASE}, ctx)
+        await run(ForecastArguments.parse({"table_ref": "ds_missing", **BASE}), ctx)
     assert info.value.code == -32021
     assert info.value.message == "No dataset or report named 'ds_missing' in this conversation. Use acp_datasets to list ids."
 
@@ -80,7 +81,7 @@ async def test_unknown_table_passes_the_host_message_on(make_ctx, sales_table):
 async def test_no_host_tables_is_acp_host_tables_unsupported(make_ctx, sales_table):
     ctx = make_ctx({sales_table.ref: sales_table}, host_tables=False)
     with pytest.raises(HostTablesUnsupported) as info:
-        await run({"table_ref": sales_table.ref, **BASE}, ctx)
+        await run(ForecastArguments.parse({"table_ref": sales_table.ref, **BASE}), ctx)
     assert info.value.code == -32020
     assert ctx.table_reader.requests == []  # 8.8: the server must not send acp/read_table
 
@@ -89,57 +90,60 @@ async def test_missing_and_non_numeric_columns_list_the_usable_ones(make_ctx, ta
     table = _channels(tabledata)
     ctx = make_ctx({table.ref: table})
     with pytest.raises(InvalidArguments) as info:
-        await run({"table_ref": table.ref, **BASE, "value_column": "orders"}, ctx)
+        await run(ForecastArguments.parse({"table_ref": table.ref, **BASE, "value_column": "orders"}), ctx)
     assert info.value.code == -32017
     assert info.value.message == (
         "value_column: column 'orders' is not in table 'ds_canales'. Columns: fecha, canal, pedidos, visits."
     )
     with pytest.raises(InvalidArguments, match=r"column 'canal' is not numeric. Numeric columns of 'ds_canales': pedidos\."):
-        await run({"table_ref": table.ref, **BASE, "value_column": "canal"}, ctx)
+        await run(ForecastArguments.parse({"table_ref": table.ref, **BASE, "value_column": "canal"}), ctx)
     with pytest.raises(InvalidArguments, match=r"column 'visits' is not numeric. Numeric columns of 'ds_canales': pedidos\."):
-        await run({"table_ref": table.ref, **BASE, "value_column": "visits"}, ctx)
+        await run(ForecastArguments.parse({"table_ref": table.ref, **BASE, "value_column": "visits"}), ctx)
     with pytest.raises(InvalidArguments, match=r"column 'canal' does not hold dates. Date columns of 'ds_canales': fecha\."):
-        await run({"table_ref": table.ref, **BASE, "time_column": "canal"}, ctx)
+        await run(ForecastArguments.parse({"table_ref": table.ref, **BASE, "time_column": "canal"}), ctx)
     with pytest.raises(InvalidArguments, match="group_by: column 'region' is not in table"):
-        await run({"table_ref": table.ref, **BASE, "group_by": "region"}, ctx)
+        await run(ForecastArguments.parse({"table_ref": table.ref, **BASE, "group_by": "region"}), ctx)
 
 
 @pytest.mark.parametrize(
     ("patch", "message"),
     [
-        ({"horizon": 0}, "horizon must be between 1 and 1000"),
-        ({"horizon": "7"}, "horizon must be an integer"),
-        ({"method": "prophet"}, "method must be one of auto, holt_winters, ets, sarimax, arima, theta, seasonal_naive"),
-        ({"confidence": 1.5}, "confidence must be between 0.5 and 0.999"),
-        ({"frequency": "fortnightly"}, "frequency must be one of hourly, daily, weekly"),
-        ({"table_ref": ""}, "table_ref is required"),
+        ({"horizon": 0}, "Invalid horizon: must be at least 1."),
+        ({"horizon": 1001}, "Invalid horizon: must be at most 1000."),
+        ({"horizon": "7"}, "Invalid horizon: must be of type integer."),
+        ({"method": "prophet"}, "Invalid method: must be one of auto, holt_winters, ets, sarimax, arima, theta, seasonal_naive."),
+        ({"confidence": 1.5}, "Invalid confidence: must be between 0.5 and 0.999"),
+        ({"frequency": "fortnightly"}, "Invalid frequency: must be one of hourly, daily, weekly"),
+        ({"seasonal_period": 400}, "Invalid seasonal_period: must be at most 366."),
+        ({"table_ref": ""}, "Invalid table_ref: must not be empty."),
+        ({"time_column": "  "}, "Invalid time_column: must not be empty."),
     ],
 )
-async def test_bad_arguments_fail_before_the_table_is_read(make_ctx, sales_table, patch, message):
-    ctx = make_ctx({sales_table.ref: sales_table})
-    with pytest.raises(InvalidArguments, match=message):
-        await run({"table_ref": sales_table.ref, **BASE, **patch}, ctx)
-    assert ctx.table_reader.requests == []
+def test_bad_arguments_are_refused_by_the_model(patch, message):
+    """Issue 38.1: the argument model refuses them, so the tool (and the host's table) is never reached."""
+    with pytest.raises(InvalidArguments) as info:
+        ForecastArguments.parse({"table_ref": "t", **BASE, **patch})
+    assert info.value.message.startswith(message)
 
 
 async def test_confidence_as_percent_and_empty_table(make_ctx, sales_table):
     empty = HostTable("empty", [{"name": "fecha", "type": "date"}, {"name": "pedidos", "type": "number"}], [])
     ctx = make_ctx({sales_table.ref: sales_table, "empty": empty})
-    result = await run({"table_ref": sales_table.ref, **BASE, "confidence": 80}, ctx)
+    result = await run(ForecastArguments.parse({"table_ref": sales_table.ref, **BASE, "confidence": 80}), ctx)
     assert result.extra["confidence"] == 0.8 and "80% prediction interval" in result.description
     with pytest.raises(InvalidArguments, match="Table 'empty' has no rows"):
-        await run({"table_ref": "empty", **BASE}, ctx)
+        await run(ForecastArguments.parse({"table_ref": "empty", **BASE}), ctx)
 
 
 async def test_backtest_is_skipped_with_a_reason_when_the_holdout_is_too_long(make_ctx, tabledata):
     table = tabledata.host_table("t20", tabledata.daily_sales(n=20))
     ctx = make_ctx({"t20": table})
-    result = await run({"table_ref": "t20", **BASE, "horizon": 10}, ctx)
+    result = await run(ForecastArguments.parse({"table_ref": "t20", **BASE, "horizon": 10}), ctx)
     assert result.extra["backtest"] == {
         "skipped": "a holdout of 10 points leaves 10, fewer than the 14 (2 full seasons) holt_winters needs; "
         "use a shorter horizon to get a backtest"
     }
-    auto = await run({"table_ref": "t20", **BASE, "method": "auto", "horizon": 10}, ctx)
+    auto = await run(ForecastArguments.parse({"table_ref": "t20", **BASE, "method": "auto", "horizon": 10}), ctx)
     assert auto.extra["method"] in {"ets", "theta", "seasonal_naive", "sarimax", "holt_winters"}
     assert "candidates" in auto.extra
 
@@ -149,11 +153,11 @@ async def test_auto_reports_each_model_fit_and_stops_between_models_when_cancell
     args = {"table_ref": table.ref, **BASE, "method": "auto", "group_by": ["canal"]}
     ctx = make_ctx({table.ref: table})
     ctx.signals = fits = RecordingSignals()
-    await run(args, ctx)
+    await run(ForecastArguments.parse(args), ctx)
     assert [s[0] for s in fits.seen] == list(range(1, len(fits.seen) + 1))
     assert len(fits.seen) >= 2 * 3 and all("canal=" in s[2] for s in fits.seen)  # candidates of both series
     ctx = make_ctx({table.ref: table})
     ctx.signals = stopped = RecordingSignals(cancel_after=2)
     with pytest.raises(UpstreamError, match="cancelled"):
-        await run(args, ctx)
+        await run(ForecastArguments.parse(args), ctx)
     assert len(stopped.seen) == 2  # no model fitted after the cancel

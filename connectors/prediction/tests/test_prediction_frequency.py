@@ -7,6 +7,7 @@ import pandas as pd
 import pytest
 from analytics_acp.context import HostTable
 from analytics_acp.errors import InvalidArguments
+from analytics_acp_prediction.arguments import ForecastArguments
 from analytics_acp_prediction.forecast_tool import run
 
 
@@ -18,7 +19,7 @@ def _table(ref: str, stamps, values, time_type: str = "date") -> HostTable:
 async def _forecast(ctx, ref: str, **arguments):
     args = {"table_ref": ref, "time_column": "t", "value_column": "v", "horizon": 4, "method": "seasonal_naive",
             **arguments}
-    return await run(args, ctx)
+    return await run(ForecastArguments.parse(args), ctx)
 
 
 def _wave(n: int, period: int) -> list[float]:

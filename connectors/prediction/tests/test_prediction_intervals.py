@@ -12,6 +12,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from analytics_acp_prediction import backtest, models
+from analytics_acp_prediction.arguments import ForecastArguments
 from analytics_acp_prediction.forecast_tool import run
 
 METHODS = ["holt_winters", "ets", "sarimax", "theta", "seasonal_naive"]
@@ -102,8 +103,8 @@ def _simulate_holt_winters(alpha: float, beta: float, gamma: float, m: int, hori
 
 async def test_forecast_extra_reports_the_backtest_coverage_of_the_interval(make_ctx, tabledata):
     table = tabledata.host_table("drift", tabledata.drifting_sales())
-    result = await run({"table_ref": "drift", "time_column": "fecha", "value_column": "pedidos", "horizon": H,
-                        "method": "holt_winters"}, make_ctx({"drift": table}))
+    result = await run(ForecastArguments.parse({"table_ref": "drift", "time_column": "fecha", "value_column": "pedidos", "horizon": H,
+                        "method": "holt_winters"}), make_ctx({"drift": table}))
     bt = result.extra["backtest"]
     assert bt["interval_confidence"] == 0.95 and 0 <= bt["interval_coverage"] <= 1
     rows = result.rows

@@ -10,6 +10,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from analytics_acp.errors import InvalidArguments
+from analytics_acp_prediction.arguments import ForecastArguments
 from analytics_acp_prediction.forecast_tool import run
 from statsmodels.tsa.exponential_smoothing.ets import ETSModel
 from statsmodels.tsa.forecasting.theta import ThetaModel
@@ -25,7 +26,7 @@ def _series(frame: pd.DataFrame) -> pd.Series:
 
 async def _forecast(ctx, ref: str, **arguments):
     args = {"table_ref": ref, "time_column": "fecha", "value_column": "pedidos", "horizon": H, **arguments}
-    return await run(args, ctx)
+    return await run(ForecastArguments.parse(args), ctx)
 
 
 def _columns(result) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

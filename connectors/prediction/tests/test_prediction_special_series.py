@@ -13,6 +13,7 @@ import pytest
 from analytics_acp.context import HostTable
 from analytics_acp.errors import InvalidArguments
 from analytics_acp_prediction import models
+from analytics_acp_prediction.arguments import ForecastArguments
 from analytics_acp_prediction.forecast_tool import MAX_FIT_POINTS, run
 from statsmodels.tsa.deterministic import Fourier
 from statsmodels.tsa.exponential_smoothing.ets import ETSModel
@@ -34,7 +35,7 @@ def _columns(result) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 
 async def _forecast(ctx, ref: str, **arguments):
-    return await run({"table_ref": ref, "time_column": "t", "value_column": "v", **arguments}, ctx)
+    return await run(ForecastArguments.parse({"table_ref": ref, "time_column": "t", "value_column": "v", **arguments}), ctx)
 
 
 def _weekly(n: int = 160, seed: int = 1) -> pd.Series:

@@ -4,7 +4,7 @@ Connectors import what they declare and return from here; the runtime does the p
 """
 
 from .access import check_access, effective_mode
-from .arguments import DateText, EndDate, NoArguments, SqlText, StartDate, TableRef, ToolArguments
+from .arguments import DateText, EndDate, NoArguments, NotBlank, SqlText, StartDate, TableRef, ToolArguments
 from .constants import ACP_PROTOCOL_VERSION
 from .context import CallContext, ClientInfo, HostTable
 from .dates import resolve_date, resolve_window
@@ -75,6 +75,7 @@ __all__ = [
     "ModelView",
     "MultiExtraction",
     "NoArguments",
+    "NotBlank",
     "ReadOnlyViolation",
     "Resource",
     "ResourceIdSpec",

@@ -9,7 +9,8 @@ From that one model:
   (the core refuses unknown arguments itself, naming the accepted ones). Field descriptions and the
   ``x-acp-*`` annotations (``TableRef``, ``SqlText``, ``StartDate``/``EndDate``, or ``json_schema_extra``) stay;
 - the core validates and parses the model's arguments once (``parse``: JSON types as JSON Schema means them,
-  strictly — ``"3"`` is not an integer; unknown keys refused in nested objects too) and hands the tool the typed
+  strictly — ``"3"`` is not an integer; unknown keys refused in nested objects too; a top-level null is an omitted
+  argument) and hands the tool the typed
   object; a rule the schema cannot express (two fields that go together) is a validator on the model, raising
   ``ValueError`` with a message for the model;
 - a refusal is ``ACP_INVALID_ARGUMENTS`` (12.1) naming the field and the rule, never the value.
@@ -47,9 +48,12 @@ class ToolArguments(BaseModel):
 
     @classmethod
     def parse(cls, raw: Mapping[str, Any]) -> typing.Self:
-        """Validate and parse the model's arguments as the core does; ``InvalidArguments`` names what to fix."""
+        """Validate and parse the model's arguments as the core does; ``InvalidArguments`` names what to fix.
+
+        A top-level ``null`` means the argument was left out (its default applies): models often write them.
+        """
         try:
-            return cls.model_validate_json(orjson.dumps(dict(raw)))
+            return cls.model_validate_json(orjson.dumps({k: v for k, v in raw.items() if v is not None}))
         except ValidationError as exc:
             raise InvalidArguments(refusal_message(cls, exc)) from None
 
@@ -82,6 +86,8 @@ def _date_form(value: str) -> str:
     return value
 
 
+# A string that must say something (blank refused; not published as minLength, to keep schemas small).
+NotBlank = Annotated[str, AfterValidator(_not_blank)]
 # A host table id (8.8): the host resolves it with acp/read_table.
 TableRef = Annotated[str, AfterValidator(_not_blank), Field(json_schema_extra={ACP_INPUT_ANNOTATION: ACP_INPUT_TABLE_REF})]
 # A SQL query whose {{start_date}}/{{end_date}} markers a host may fill (8.9).
@@ -297,6 +303,7 @@ __all__ = [
     "DateText",
     "EndDate",
     "NoArguments",
+    "NotBlank",
     "SqlText",
     "StartDate",
     "TableRef",

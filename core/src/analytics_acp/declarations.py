@@ -238,6 +238,16 @@ class ToolSpec:
         check_model(self.name, self.arguments)
 
 
+def _generated_input_schema(self: ToolSpec) -> dict[str, Any]:
+    """The schema generated from ``arguments`` (a copy), before the core injects resource_id and tables."""
+    return self.arguments.published_schema()
+
+
+# Read, ``tool.input_schema`` is now the generated schema; passed to the constructor, it is the load error above.
+# (The dataclass __init__ keeps its InitVar parameter: it was generated before this property replaced the default.)
+ToolSpec.input_schema = property(_generated_input_schema)  # type: ignore[assignment,method-assign]
+
+
 BlockFetch = Callable[[str, "CallContext"], Any | Awaitable[Any]] | LazyRef
 
 

@@ -10,10 +10,10 @@ from pathlib import Path
 from typing import Any
 
 from analytics_acp import BlockSpec, ConnectorInfo, CostSpec, Defaults, ResourceIdSpec, ToolSpec, lazy
-from analytics_acp.constants import ACP_INPUT_ANNOTATION, ACP_INPUT_TABLE_REF
 from analytics_acp_google.retry import AUTOCONTEXT_CONCURRENCY
 from analytics_acp_google.schemas import CHECK_SETUP, api_endpoint_property, credentials_schema, timeout_property
 
+from .arguments import LoadRowsArguments, QueryArguments, ValidateQueryArguments
 from .constants import DEFAULT_PRICE_PER_TIB_USD, SCOPES
 from .resource_ids import LEVELS
 
@@ -126,16 +126,6 @@ def connector_info() -> ConnectorInfo:
 
 def tool_specs() -> list[ToolSpec]:
     """execute_query (default extraction, paid), validate_query (info) and load_rows (write, 8.8.2)."""
-    query = {
-        "type": "string",
-        "contentMediaType": "application/sql",
-        "x-acp-date": "template",
-        "description": "One GoogleSQL SELECT.",
-    }
-    window = {
-        "start_date": {"type": "string", "description": "Fills {{start_date}}: YYYY-MM-DD, NdaysAgo, yesterday or today."},
-        "end_date": {"type": "string", "description": "Fills {{end_date}}, same forms."},
-    }
     return [
         ToolSpec(
             name="execute_query",
@@ -145,7 +135,7 @@ def tool_specs() -> list[ToolSpec]:
             kind="extraction",
             default=True,
             paid=True,
-            input_schema={"type": "object", "properties": {"query": query, **window}, "required": ["query"]},
+            arguments=QueryArguments,
         ),
         ToolSpec(
             name="validate_query",
@@ -153,8 +143,7 @@ def tool_specs() -> list[ToolSpec]:
             description=VALIDATE_DESCRIPTION,
             run=lazy("analytics_acp_bigquery.validate:run_validate_query"),
             kind="info",
-            input_schema={"type": "object", "properties": {"query": {**query, "description": "The query to check."}, **window},
-                          "required": ["query"]},
+            arguments=ValidateQueryArguments,
         ),
         ToolSpec(
             name="load_rows",
@@ -163,17 +152,7 @@ def tool_specs() -> list[ToolSpec]:
             run=lazy("analytics_acp_bigquery.load:run_load_rows"),
             kind="info",
             read_only_hint=False,
-            input_schema={
-                "type": "object",
-                "properties": {
-                    "table_ref": {"type": "string", ACP_INPUT_ANNOTATION: ACP_INPUT_TABLE_REF,
-                                  "description": "Id of a host dataset or report (the host resolves the rows)."},
-                    "table": {"type": "string", "description": "<table> (in the resource's dataset), <dataset>.<table> or <project>.<dataset>.<table>."},
-                    "create_if_missing": {"type": "boolean", "default": False,
-                                          "description": "Create it from the dataset's types if absent."},
-                },
-                "required": ["table_ref", "table"],
-            },
+            arguments=LoadRowsArguments,
         ),
     ]
 

@@ -22,21 +22,20 @@ from analytics_acp_google import retry as policy
 
 from . import client as bq
 from . import costs, dryrun, types_map
+from .arguments import QueryArguments
 from .errors import to_acp
 from .lookup import Finder
-from .preflight import query_of
 from .resource_ids import BqRef
 from .sqltext import apply_window, compact_sql, sql_dates
 
 PAGE_ROWS = 10_000
 
 
-def run_execute_query(arguments: dict[str, Any], ctx: CallContext) -> Extraction:
+def run_execute_query(arguments: QueryArguments, ctx: CallContext) -> Extraction:
     """Run the query (after the preflight) and return a streaming Extraction."""
     from google.cloud import bigquery
 
-    sql = query_of(arguments)
-    window = apply_window(str(arguments["query"]), arguments.get("start_date"), arguments.get("end_date"))[1]
+    sql, window = apply_window(arguments.query, arguments.start_date, arguments.end_date)
     ref = bq.call_ref(ctx)
     dry = dryrun.recall(ctx, sql)
     if dry is None:  # called without the core's preflight (direct use): same checks, same order
@@ -106,7 +105,7 @@ def run_execute_query(arguments: dict[str, Any], ctx: CallContext) -> Extraction
             "cache_hit": cache_hit,
         },
         cost_actual_usd=0.0 if cache_hit else costs.usd(billed, price),
-        arguments={k: v for k, v in arguments.items() if v is not None},
+        arguments=arguments.model_dump(exclude_none=True),
     )
 
 

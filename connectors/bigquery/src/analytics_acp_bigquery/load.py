@@ -24,6 +24,7 @@ from analytics_acp_google import retry as policy
 
 from . import client as bq
 from . import upload
+from .arguments import LoadRowsArguments
 from .errors import to_acp
 from .execute import _cancel_in_background
 from .resource_ids import BqRef, resolve_table
@@ -33,21 +34,19 @@ from .types_map import BQ_TYPE_FOR
 UPLOAD_RETRIES = 2
 
 
-async def run_load_rows(arguments: dict[str, Any], ctx: CallContext) -> Info:
+async def run_load_rows(arguments: LoadRowsArguments, ctx: CallContext) -> Info:
     """Check access, read the host table, run the load job; report rows appended."""
     ctx.require_credentials()
-    ref = arguments.get("table_ref")
-    if not isinstance(ref, str) or not ref.strip():
-        raise InvalidArguments("table_ref is empty: pass the id of a host dataset.")
+    ref = arguments.table_ref
     base = bq.call_ref(ctx)
-    target = resolve_table(str(arguments.get("table") or ""), base)
+    target = resolve_table(arguments.table, base)
     if target.is_wildcard:
         raise InvalidArguments(f"{target.id} is a wildcard; load_rows appends to one table.")
     ctx.check_access(target.id, "add")  # 10.6: before the host or BigQuery is asked anything
     host = await ctx.read_table(ref)
     if not host.columns:
         raise InvalidArguments(f"Host table {ref!r} has no columns; nothing to load.")
-    create = bool(arguments.get("create_if_missing"))
+    create = arguments.create_if_missing
     result = await anyio.to_thread.run_sync(_load, ctx, target, host, create)
     return Info(data={"table": target.id, "table_ref": ref, **result}, title=f"load_rows · {target.id}",
                 source={"job_id": result.get("job_id"), "location": result.get("location")})

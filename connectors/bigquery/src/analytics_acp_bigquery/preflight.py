@@ -8,24 +8,20 @@ partition) or ask the user to raise the limit."
 
 from __future__ import annotations
 
-from typing import Any
-
-from analytics_acp import CallContext, CostEstimate, InvalidArguments
+from analytics_acp import CallContext, CostEstimate
 
 from . import costs, dryrun
+from .arguments import QueryArguments
 from .client import call_ref
 from .sqltext import apply_window
 
 
-def query_of(arguments: dict[str, Any]) -> str:
+def query_of(arguments: QueryArguments) -> str:
     """The SQL of a call with the date window applied (8.9)."""
-    sql = arguments.get("query")
-    if not isinstance(sql, str) or not sql.strip():
-        raise InvalidArguments("query is empty: pass one GoogleSQL SELECT statement.")
-    return apply_window(sql, arguments.get("start_date"), arguments.get("end_date"))[0]
+    return apply_window(arguments.query, arguments.start_date, arguments.end_date)[0]
 
 
-def estimate(arguments: dict[str, Any], ctx: CallContext) -> CostEstimate:
+def estimate(arguments: QueryArguments, ctx: CallContext) -> CostEstimate:
     """Dry-run the query, refuse writes and disallowed tables, and price it."""
     sql = query_of(arguments)
     dry = dryrun.run(ctx, sql, call_ref(ctx))

@@ -9,7 +9,6 @@ from __future__ import annotations
 import datetime as dt
 import re
 
-from analytics_acp import InvalidArguments
 from analytics_acp.dates import has_template, resolve_window
 
 SQL_IN_DESCRIPTION = 500
@@ -42,17 +41,10 @@ def sql_dates(sql: str) -> list[str] | None:
 def apply_window(sql: str, start: str | None, end: str | None) -> tuple[str, list[str] | None]:
     """Substitute {{start_date}}/{{end_date}} (8.9) from start_date/end_date; return the SQL and the window.
 
-    A host normally substitutes the template itself; these arguments cover hosts that do not.
+    The argument model (arguments.py) already refused one bound without the other and markers without a window.
     """
-    if not start and not end:
-        if has_template(sql):
-            raise InvalidArguments(
-                "The query still contains {{start_date}}/{{end_date}}: pass start_date and end_date "
-                "(YYYY-MM-DD, NdaysAgo, yesterday or today) or write the dates as literals."
-            )
-        return sql, None
     if not start or not end:
-        raise InvalidArguments("Pass both start_date and end_date, or neither.")
+        return sql, None
     first, last = resolve_window(start, end)
     if has_template(sql):
         sql = sql.replace("{{start_date}}", first).replace("{{end_date}}", last)

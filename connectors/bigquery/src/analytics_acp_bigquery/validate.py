@@ -13,6 +13,7 @@ from analytics_acp import AcpError, CallContext, Info
 
 from . import client as bq
 from . import costs, dryrun
+from .arguments import ValidateQueryArguments
 from .errors import engine_message
 from .preflight import query_of
 from .sharding import collapse_referenced
@@ -21,7 +22,7 @@ _POSITION = re.compile(r"\[(\d+):(\d+)\]")
 SYNTAX_REASONS = ("invalidQuery", "invalid")
 
 
-def run_validate_query(arguments: dict[str, Any], ctx: CallContext) -> Info:
+def run_validate_query(arguments: ValidateQueryArguments, ctx: CallContext) -> Info:
     """Dry-run the query and report statement type, read-only, bytes, cost against the limit, tables and schema."""
     sql = query_of(arguments)
     limit = float(ctx.cost_limit_usd or 0)

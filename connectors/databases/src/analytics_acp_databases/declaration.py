@@ -10,7 +10,8 @@ from pathlib import Path
 from typing import Any
 
 from analytics_acp import BlockSpec, ConnectorInfo, Defaults, ResourceIdSpec, ToolSpec, lazy
-from analytics_acp.constants import ACP_INPUT_ANNOTATION, ACP_INPUT_TABLE_REF
+
+from .arguments import ExecuteSql, InsertRows, ValidateSql
 
 VERSION = "0.1.0"
 PACKAGE_DIR = Path(__file__).resolve().parents[2]
@@ -165,12 +166,6 @@ def connector_info() -> ConnectorInfo:
 
 def tool_specs() -> list[ToolSpec]:
     """execute_sql (default extraction), validate_sql (info) and insert_rows (write, 8.8.2)."""
-    sql_property = {
-        "type": "string",
-        "contentMediaType": "application/sql",
-        "x-acp-date": "template",
-        "description": "The query, in the database's dialect.",
-    }
     return [
         ToolSpec(
             name="execute_sql",
@@ -179,18 +174,7 @@ def tool_specs() -> list[ToolSpec]:
             run=lazy("analytics_acp_databases.execute:run_execute_sql"),
             kind="extraction",
             default=True,
-            input_schema={
-                "type": "object",
-                "properties": {
-                    "sql": sql_property,
-                    "limit": {
-                        "type": "integer",
-                        "minimum": 1,
-                        "description": "Rows to extract. Default: all.",
-                    },
-                },
-                "required": ["sql"],
-            },
+            arguments=ExecuteSql,
         ),
         ToolSpec(
             name="validate_sql",
@@ -198,11 +182,7 @@ def tool_specs() -> list[ToolSpec]:
             description=VALIDATE_DESCRIPTION,
             run=lazy("analytics_acp_databases.validate:run_validate_sql"),
             kind="info",
-            input_schema={
-                "type": "object",
-                "properties": {"sql": {**sql_property, "description": "The query; date markers may stay."}},
-                "required": ["sql"],
-            },
+            arguments=ValidateSql,
         ),
         ToolSpec(
             name="insert_rows",
@@ -211,23 +191,7 @@ def tool_specs() -> list[ToolSpec]:
             run=lazy("analytics_acp_databases.insert:run_insert_rows"),
             kind="info",
             read_only_hint=False,
-            input_schema={
-                "type": "object",
-                "properties": {
-                    "table_ref": {
-                        "type": "string",
-                        ACP_INPUT_ANNOTATION: ACP_INPUT_TABLE_REF,
-                        "description": "Id of a host dataset or report (the host resolves the rows).",
-                    },
-                    "table": {
-                        "type": "string",
-                        "description": "Target table, relative to resource_id or a full id.",
-                    },
-                    "create_if_missing": {"type": "boolean", "default": False, "description": "Create it from the dataset's types if absent."},
-                    "mode": {"type": "string", "enum": ["append", "replace"], "default": "append", "description": "replace empties the table first (access_mode full)."},
-                },
-                "required": ["table_ref", "table"],
-            },
+            arguments=InsertRows,
         ),
     ]
 

@@ -16,11 +16,11 @@ from functools import partial
 from typing import Any
 
 from analytics_acp import CallContext, Extraction, Header, InvalidArguments
-from analytics_acp.dates import has_template
 from sqlalchemy.exc import DBAPIError
 from sqlglot import exp
 
 from . import catalog, types_map
+from .arguments import ExecuteSql
 from .credentials import describe_source
 from .engines import USER_SQL, Session, open_read
 from .readonly import CheckedQuery, check_sql
@@ -51,20 +51,12 @@ def effective_schema(target: Target, ctx: CallContext) -> str | None:
     return target.schema or (ctx.config or {}).get("default_schema") or None
 
 
-def run_execute_sql(arguments: dict[str, Any], ctx: CallContext) -> Extraction:
+def run_execute_sql(arguments: ExecuteSql, ctx: CallContext) -> Extraction:
     """Run one read-only query and return its rows as a streaming Extraction."""
-    sql = arguments.get("sql")
-    limit = arguments.get("limit")
-    if limit is not None and (not isinstance(limit, int) or isinstance(limit, bool) or limit < 1):
-        raise InvalidArguments("limit must be a positive integer (rows to extract).")
-    if isinstance(sql, str) and has_template(sql):
-        raise InvalidArguments(
-            "The SQL still contains {{start_date}}/{{end_date}}: this host did not substitute the date window. "
-            "Write the dates as literals ('YYYY-MM-DD')."
-        )
+    sql, limit = arguments.sql, arguments.limit
     target = call_target(ctx)
     source = catalog.source_for(ctx, target)
-    checked = check_sql(sql, sqlglot_dialect(source.backend))  # type: ignore[arg-type]
+    checked = check_sql(sql, sqlglot_dialect(source.backend))
     session = _open(source, effective_schema(target, ctx), ctx)
     ctx.on_cancel(partial(_cancel_quietly, session))  # the client cancelled: stop the statement at the database
     warnings: list[str] = []
@@ -104,7 +96,7 @@ def run_execute_sql(arguments: dict[str, Any], ctx: CallContext) -> Extraction:
         dates=sql_dates(checked),
         warnings=warnings,
         source={"engine": session.backend, "database": target.database, "statement_type": checked.statement_type, "tables": checked.tables},
-        arguments={k: v for k, v in arguments.items() if v is not None},
+        arguments=arguments.model_dump(exclude_none=True),
     )
 
 

@@ -18,6 +18,7 @@ from analytics_acp import CallContext, Info, InvalidArguments
 from sqlalchemy.exc import DBAPIError
 
 from . import catalog
+from .arguments import InsertRows
 from .engines import Source, open_write
 from .execute import call_target
 from .resource_ids import Target, has_schema_level, parse_target, split_parts
@@ -41,26 +42,21 @@ def resolve_table(table: str, base: Target, credentials: dict[str, Any], backend
     return full
 
 
-async def run_insert_rows(arguments: dict[str, Any], ctx: CallContext) -> Info:
+async def run_insert_rows(arguments: InsertRows, ctx: CallContext) -> Info:
     """Check access, read the host table, write it in one transaction; report rows written."""
     credentials = ctx.require_credentials()
-    mode = arguments.get("mode") or "append"
-    if mode not in ("append", "replace"):
-        raise InvalidArguments("mode must be append or replace.")
-    ref = arguments.get("table_ref")
-    if not isinstance(ref, str) or not ref.strip():
-        raise InvalidArguments("table_ref is empty: pass the id of a host dataset.")
+    mode, ref = arguments.mode, arguments.table_ref
     base = call_target(ctx)
     source = catalog.source_for(ctx, base)
     backend = source.backend
-    target = resolve_table(str(arguments.get("table") or ""), base, credentials, backend, (ctx.config or {}).get("default_schema"))
+    target = resolve_table(arguments.table, base, credentials, backend, (ctx.config or {}).get("default_schema"))
     source = catalog.source_for(ctx, target)
     table_id = target.id(backend)
     ctx.check_access(table_id, "replace" if mode == "replace" else "add")
     host = await ctx.read_table(ref)
     if not host.columns:
         raise InvalidArguments(f"Host table {ref!r} has no columns; nothing to insert.")
-    create = bool(arguments.get("create_if_missing"))
+    create = arguments.create_if_missing
     written, created = await anyio.to_thread.run_sync(_write, source, target, host, create, mode)
     return Info(
         data={"table": table_id, "rows_written": written, "created": created, "mode": mode, "table_ref": ref},

@@ -21,6 +21,7 @@ from analytics_acp.dates import has_template, substitute_template
 from sqlalchemy.exc import DBAPIError
 
 from . import catalog
+from .arguments import ValidateSql
 from .engines import USER_SQL, open_read
 from .execute import call_target, column_types, effective_schema, unique_names
 from .readonly import check_sql
@@ -30,11 +31,9 @@ from .sqlerrors import map_error
 PLACEHOLDER_DAY = "2000-01-01"
 
 
-def run_validate_sql(arguments: dict[str, Any], ctx: CallContext) -> Info:
+def run_validate_sql(arguments: ValidateSql, ctx: CallContext) -> Info:
     """Check the query; a rejected or failing query is reported in the result, not raised."""
-    sql = arguments.get("sql")
-    if not isinstance(sql, str) or not sql.strip():
-        raise InvalidArguments("sql is empty. Send the query to check.")
+    sql = arguments.sql
     templated = has_template(sql)
     text = substitute_template(sql, PLACEHOLDER_DAY, PLACEHOLDER_DAY) if templated else sql
     target = call_target(ctx)

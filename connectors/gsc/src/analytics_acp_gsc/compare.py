@@ -11,12 +11,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from analytics_acp import CallContext, Extraction, Header, InvalidArguments
+from analytics_acp import CallContext, Extraction, Header
 
 from . import dates
+from .arguments import ComparePeriodsArguments
 from .client import Client
-from .query import DIMENSION_HEADERS, Query, describe, parse_query, totals_from
-from .search_analytics import applied_window, fetch_rows, provisional_warning, row_cap
+from .query import DIMENSION_HEADERS, Query, describe, query_of, totals_from
+from .search_analytics import applied_window, fetch_rows, provisional_warning
 
 METRIC_TYPES = {"clicks": "integer", "impressions": "integer", "ctr": "number", "position": "number"}
 METRIC_TEXT = {"clicks": "Clicks", "impressions": "Impressions", "ctr": "CTR, fraction 0-1",
@@ -68,19 +69,16 @@ def join(current: list[dict[str, Any]], previous: list[dict[str, Any]], n_dims: 
     return out
 
 
-def run_compare_periods(args: dict[str, Any], ctx: CallContext) -> Extraction:
+def run_compare_periods(args: ComparePeriodsArguments, ctx: CallContext) -> Extraction:
     """The compare_periods tool."""
     site = ctx.require_resource_id()
-    q = parse_query(args, allow_time=False)
-    cap = row_cap(args)
+    q = query_of(args)
+    cap = args.row_cap
     client = Client(ctx)
     start, end = applied_window(client, site, q, args)
-    cs, ce = args.get("compare_start_date"), args.get("compare_end_date")
-    if cs and ce:
+    cs, ce = args.compare_start_date, args.compare_end_date
+    if cs and ce:  # the model refused one without the other
         prev = dates.window(cs, ce, dates.usual_last_final_date())
-    elif cs or ce:
-        raise InvalidArguments("Give both compare_start_date and compare_end_date, or neither (then the previous "
-                               "window of the same length is used).")
     else:
         prev = dates.previous_window(start, end)
     done = {"requests": 0, "rows": 0}  # one count over both windows: progress only rises (issue 28)

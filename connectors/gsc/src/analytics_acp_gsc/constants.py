@@ -3,11 +3,17 @@ modules never import declaration.py and an enum the schema publishes is the one 
 
 from __future__ import annotations
 
+from typing import Literal, get_args
+
 SCOPES = ["https://www.googleapis.com/auth/webmasters.readonly"]
 
-DIMENSIONS = ["query", "page", "country", "device", "date", "hour", "searchAppearance"]
-FILTER_DIMENSIONS = ["query", "page", "country", "device", "searchAppearance"]
-OPERATORS = ["equals", "notEquals", "contains", "notContains", "includingRegex", "excludingRegex"]
-SEARCH_TYPES = ["web", "image", "video", "news", "discover", "googleNews"]
-AGGREGATION_TYPES = ["auto", "byPage", "byProperty", "byNewsShowcasePanel"]
-DATA_STATES = ["final", "all", "hourly_all"]
+Dimension = Literal["query", "page", "country", "device", "date", "hour", "searchAppearance"]
+FilterDimension = Literal["query", "page", "country", "device", "searchAppearance"]  # also compare_periods' dimensions
+Operator = Literal["equals", "notEquals", "contains", "notContains", "includingRegex", "excludingRegex"]
+SearchType = Literal["web", "image", "video", "news", "discover", "googleNews"]
+AggregationType = Literal["auto", "byPage", "byProperty", "byNewsShowcasePanel"]
+DataState = Literal["final", "all", "hourly_all"]
+
+FILTER_DIMENSIONS: list[str] = list(get_args(FilterDimension))
+OPERATORS: list[str] = list(get_args(Operator))
+METRICS = ["clicks", "impressions", "ctr", "position"]

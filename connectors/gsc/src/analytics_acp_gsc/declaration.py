@@ -10,17 +10,16 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from analytics_acp import BlockSpec, ConnectorInfo, Defaults, ResourceIdSpec, ToolSpec, date_property, lazy
-from analytics_acp.constants import ACP_INPUT_ANNOTATION, ACP_INPUT_TABLE_REF
+from analytics_acp import BlockSpec, ConnectorInfo, Defaults, ResourceIdSpec, ToolSpec, lazy
 from analytics_acp_google.retry import AUTOCONTEXT_CONCURRENCY
 from analytics_acp_google.schemas import CHECK_SETUP
 
-from .constants import AGGREGATION_TYPES, DATA_STATES, DIMENSIONS, FILTER_DIMENSIONS, OPERATORS, SCOPES, SEARCH_TYPES
+from .arguments import ComparePeriodsArguments, InspectUrlsArguments, SearchAnalyticsArguments
+from .constants import SCOPES
 from .resource_ids import FORMAT
 
 VERSION = "0.1.0"
 PACKAGE_DIR = Path(__file__).resolve().parents[2]
-PT_DATE = "YYYY-MM-DD, YYYYMMDD, NdaysAgo, yesterday, today (Pacific Time)."
 
 # Repeated in every tool's resource_id (6.2): brief (issue 23.3). A bare host is resolved too (resource_ids.py).
 RESOURCE_DESCRIPTION = "https://www.example.com/ (URL-prefix property, with the slash) or sc-domain:example.com."
@@ -116,66 +115,20 @@ def connector_info() -> ConnectorInfo:
     )
 
 
-def _query_properties() -> dict[str, Any]:
-    return {
-        "dimensions": {
-            "type": "array",
-            "items": {"type": "string", "enum": DIMENSIONS},
-            "uniqueItems": True,
-            "description": "Default [\"query\"]. hour needs hourly_all; searchAppearance goes alone.",
-        },
-        "filters": {
-            "type": "array", "items": {"type": "object"},
-            "description": f"AND-ed {{dimension (not date/hour), operator {'|'.join(OPERATORS)} (default equals), "
-                           "expression (value or RE2 regex)}.",
-        },
-        "search_type": {"type": "string", "enum": SEARCH_TYPES, "default": "web"},
-        "aggregation_type": {"type": "string", "enum": AGGREGATION_TYPES, "default": "auto"},
-        "data_state": {"type": "string", "enum": DATA_STATES, "default": "final",
-                       "description": "all/hourly_all add fresh days, flagged provisional."},
-        "row_cap": {"type": "integer", "minimum": 1, "description": "Keep the first N rows only."},
-    }
-
-
 def tool_specs() -> list[ToolSpec]:
     """search_analytics (default), compare_periods, inspect_urls and sitemaps: all extractions."""
-    search_props = {
-        **_query_properties(),
-        "start_date": date_property("start", PT_DATE),
-        "end_date": date_property("end", "Last day."),
-        "order_by": {
-            "type": "array", "items": {"type": "string"},
-            "description": "E.g. [\"impressions desc\"]. Default: clicks desc.",
-        },
-    }
-    compare_props = {
-        **{k: v for k, v in _query_properties().items()},
-        "dimensions": {**_query_properties()["dimensions"], "items": {"type": "string", "enum": FILTER_DIMENSIONS},
-                       "description": "Default [\"query\"]. searchAppearance goes alone."},
-        "start_date": date_property("start", "Current window: " + PT_DATE),
-        "end_date": date_property("end", "Its last day."),
-        "compare_start_date": {"type": "string", "description": "Previous window. Default: the equal window before."},
-        "compare_end_date": {"type": "string"},
-    }
     return [
         ToolSpec(name="search_analytics", title="Search Console performance", description=SEARCH_DESCRIPTION,
                  run=lazy("analytics_acp_gsc.search_analytics:run_search_analytics"), kind="extraction", default=True,
-                 input_schema={"type": "object", "properties": search_props}),
+                 arguments=SearchAnalyticsArguments),
         ToolSpec(name="compare_periods", title="Compare two periods", description=COMPARE_DESCRIPTION,
                  run=lazy("analytics_acp_gsc.compare:run_compare_periods"), kind="extraction",
-                 input_schema={"type": "object", "properties": compare_props}),
+                 arguments=ComparePeriodsArguments),
         ToolSpec(name="inspect_urls", title="Inspect URLs", description=INSPECT_DESCRIPTION,
                  run=lazy("analytics_acp_gsc.inspection:run_inspect_urls"), kind="extraction",
-                 input_schema={"type": "object", "properties": {
-                     "urls": {"type": "array", "items": {"type": "string"}, "maxItems": 600,
-                              "description": "Absolute URLs under the property."},
-                     "table_ref": {"type": "string", ACP_INPUT_ANNOTATION: ACP_INPUT_TABLE_REF,
-                                   "description": "Id of a host dataset or report with the URLs (the host resolves the rows)."},
-                     "url_column": {"type": "string", "description": "Default url, else page."},
-                     "language_code": {"type": "string", "description": "BCP-47 language of issue messages, e.g. en-US."},
-                 }}),
+                 arguments=InspectUrlsArguments),
         ToolSpec(name="sitemaps", title="Sitemaps", description=SITEMAPS_DESCRIPTION,
-                 run=lazy("analytics_acp_gsc.sitemaps:run_sitemaps"), kind="extraction", input_schema={"type": "object", "properties": {}}),
+                 run=lazy("analytics_acp_gsc.sitemaps:run_sitemaps"), kind="extraction"),
     ]
 
 

@@ -15,6 +15,7 @@ from typing import Any
 
 from analytics_acp import CallContext, Extraction, Header, InvalidArguments, UpstreamError
 
+from .arguments import InspectUrlsArguments, absolute_url
 from .budget import DAILY_LIMIT, MINUTE_LIMIT, Ledger
 from .client import Client
 
@@ -76,19 +77,19 @@ def urls_from_table(ctx: CallContext, ref: str, column: str | None) -> list[str]
     return [str(r[name]) for r in table.rows if r.get(name) not in (None, "")]
 
 
-def collect_urls(args: dict[str, Any], ctx: CallContext) -> list[str]:
-    """URLs from ``urls`` and/or ``table_ref``, de-duplicated in order; at most MAX_URLS."""
-    urls = [str(u).strip() for u in args.get("urls") or [] if str(u).strip()]
-    if args.get("table_ref"):
-        urls += urls_from_table(ctx, str(args["table_ref"]), args.get("url_column"))
-    elif args.get("url_column"):
-        raise InvalidArguments("url_column only applies with table_ref.")
+def collect_urls(args: InspectUrlsArguments, ctx: CallContext) -> list[str]:
+    """URLs from ``urls`` (checked by the model) and/or ``table_ref``, de-duplicated in order; at most MAX_URLS."""
+    urls = list(args.urls)
+    if args.table_ref:
+        from_table = [u.strip() for u in urls_from_table(ctx, args.table_ref, args.url_column) if u.strip()]
+        bad = [u for u in from_table if not absolute_url(u)]
+        if bad:
+            raise InvalidArguments(f"URLs must be absolute http(s) URLs; not valid in {args.table_ref!r}: "
+                                   f"{', '.join(bad[:5])}.")
+        urls += from_table
     unique = list(dict.fromkeys(urls))
     if not unique:
-        raise InvalidArguments("Give urls (a list of page URLs of the property) or table_ref (a host table with a url column).")
-    bad = [u for u in unique if not u.lower().startswith(("http://", "https://"))]
-    if bad:
-        raise InvalidArguments(f"URLs must be absolute http(s) URLs; not valid: {', '.join(bad[:5])}.")
+        raise InvalidArguments(f"Host table {args.table_ref!r} has no URLs to inspect.")
     if len(unique) > MAX_URLS:
         raise InvalidArguments(f"{len(unique)} URLs is more than one call inspects ({MAX_URLS}, one minute of the API's "
                                "quota). Split the list into several calls.")
@@ -100,11 +101,11 @@ class _NotSent(Exception):
     the failure that stopped the call comes first in submission order)."""
 
 
-def run_inspect_urls(args: dict[str, Any], ctx: CallContext) -> Extraction:
+def run_inspect_urls(args: InspectUrlsArguments, ctx: CallContext) -> Extraction:
     """The inspect_urls tool."""
     site = ctx.require_resource_id()
     urls = collect_urls(args, ctx)
-    language = args.get("language_code") or None
+    language = args.language_code or None
     client = Client(ctx)
     client.ensure_token()  # one token fetch before the threads start
     ledger = Ledger(ctx.cache_dir)

@@ -1,4 +1,4 @@
-"""Search Analytics arguments -> the API request body, with the API's rules checked first (ACP_INVALID_ARGUMENTS).
+"""Search Analytics arguments (parsed and checked by arguments.py) -> the API request body.
 
 Also the shared pieces of the Search Analytics tools: typed headers (8.6, 15.2), row conversion,
 the provisional flag, ``order_by`` and the technical description (8.2).
@@ -8,16 +8,12 @@ from __future__ import annotations
 
 import datetime as dt
 import json
-import re
 from dataclasses import dataclass
 from typing import Any
 
-from analytics_acp import Header, InvalidArguments
+from analytics_acp import Header
 
-from .constants import AGGREGATION_TYPES, DATA_STATES, DIMENSIONS, FILTER_DIMENSIONS, OPERATORS, SEARCH_TYPES
-
-METRICS = ["clicks", "impressions", "ctr", "position"]
-DEFAULT_DIMENSIONS = ["query"]
+from .arguments import QueryArguments
 
 DIMENSION_HEADERS = {
     "query": Header("query", "string", "dimension", "Search query"),
@@ -36,7 +32,6 @@ METRIC_HEADERS = [
 ]
 PROVISIONAL_HEADER = Header("provisional", "boolean", "attribute",
                             "True for days (hours) still being collected: the values may change")
-_ORDER = re.compile(r"^\s*(-?)([A-Za-z_][A-Za-z0-9_]*)(?:\s+(asc|desc))?\s*$", re.I)
 
 
 @dataclass
@@ -80,77 +75,15 @@ class Query:
         return self.data_state in ("all", "hourly_all") and self.has_time
 
 
-def _choice(value: Any, allowed: list[str], name: str, default: str | None) -> str | None:
-    """The allowed option ``value`` names (case-insensitive), ``default`` when absent."""
-    if value in (None, ""):
-        return default
-    for option in allowed:
-        if str(value).lower() == option.lower():
-            return option
-    raise InvalidArguments(f"{name} {value!r} is not valid. Use one of: {', '.join(allowed)}.")
-
-
-def _pick(value: Any, allowed: list[str], name: str, default: str) -> str:
-    """``_choice`` that always yields an option (``default`` when absent)."""
-    return _choice(value, allowed, name, default) or default
-
-
-def _named(value: Any, allowed: list[str], name: str) -> str:
-    """``_choice`` for a value that must be given."""
-    chosen = _choice(value, allowed, name, None)
-    if chosen is None:
-        raise InvalidArguments(f"{name} is missing. Use one of: {', '.join(allowed)}.")
-    return chosen
-
-
-def parse_query(args: dict[str, Any], *, allow_time: bool = True) -> Query:
-    """Validate dimensions, filters, search_type, aggregation_type and data_state against the API's rules."""
-    dims_raw = args.get("dimensions")
-    dims = list(DEFAULT_DIMENSIONS) if dims_raw is None else [_named(d, DIMENSIONS, "dimension") for d in dims_raw]
-    if len(set(dims)) != len(dims):
-        raise InvalidArguments("dimensions must not repeat a dimension.")
-    filters: list[dict[str, str]] = []
-    for f in args.get("filters") or []:
-        if not isinstance(f, dict) or not f.get("dimension") or f.get("expression") in (None, ""):
-            raise InvalidArguments('Each filter needs dimension and expression, e.g. {"dimension": "page", "operator": "contains", "expression": "/blog/"}.')
-        filters.append({
-            "dimension": _named(f["dimension"], FILTER_DIMENSIONS, "filter dimension"),
-            "operator": _pick(f.get("operator"), OPERATORS, "filter operator", "equals"),
-            "expression": str(f["expression"]),
-        })
-    query = Query(
-        dimensions=dims,
-        filters=filters,
-        search_type=_pick(args.get("search_type"), SEARCH_TYPES, "search_type", "web"),
-        aggregation_type=_choice(args.get("aggregation_type"), AGGREGATION_TYPES, "aggregation_type", None),
-        data_state=_pick(args.get("data_state"), DATA_STATES, "data_state", "final"),
+def query_of(args: QueryArguments) -> Query:
+    """The request of a search_analytics or compare_periods call (its arguments already checked by their model)."""
+    return Query(
+        dimensions=list(args.dimensions),
+        filters=[f.model_dump() for f in args.filters],
+        search_type=args.search_type,
+        aggregation_type=args.aggregation_type,
+        data_state=args.data_state,
     )
-    _check_rules(query, allow_time)
-    return query
-
-
-def _check_rules(q: Query, allow_time: bool) -> None:
-    if not allow_time and q.has_time:
-        raise InvalidArguments("compare_periods joins the two windows on the dimensions, so date and hour cannot be "
-                               "dimensions. Use search_analytics with the date dimension for a daily series.")
-    if "hour" in q.dimensions and q.data_state != "hourly_all":
-        raise InvalidArguments('The hour dimension needs data_state "hourly_all" (hourly data covers the last 10 days).')
-    if "searchAppearance" in q.dimensions and len(q.dimensions) > 1:
-        raise InvalidArguments(
-            "searchAppearance cannot be combined with other dimensions (Search Console's rule). Step 1: group by "
-            "searchAppearance alone to list the appearance types. Step 2: filter on one of them "
-            '({"dimension": "searchAppearance", "operator": "equals", "expression": "<TYPE>"}) and group by the other dimensions.'
-        )
-    page_used = "page" in q.dimensions or any(f["dimension"] == "page" for f in q.filters)
-    if q.aggregation_type == "byProperty" and page_used:
-        raise InvalidArguments('aggregation_type "byProperty" cannot be used when grouping or filtering by page '
-                               '(Search Console then aggregates by page). Use "auto" or "byPage".')
-    if q.aggregation_type == "byNewsShowcasePanel" and (q.search_type not in ("discover", "googleNews")
-                                                        or page_used or "searchAppearance" in q.dimensions):
-        raise InvalidArguments('aggregation_type "byNewsShowcasePanel" needs search_type discover or googleNews and '
-                               "no page grouping or filter and no searchAppearance dimension.")
-    if q.search_type in ("discover", "googleNews") and "query" in q.dimensions:
-        raise InvalidArguments(f"search_type {q.search_type} has no queries: group by page, country, device or date instead.")
 
 
 def headers(q: Query) -> list[Header]:
@@ -230,22 +163,6 @@ def totals_from(response: dict[str, Any]) -> dict[str, Any]:
     clicks, impressions, _ctr, position = _metrics(rows[0])
     ctr = round(clicks / impressions, 4) if impressions else None
     return {"clicks": clicks, "impressions": impressions, "ctr": ctr, "position": position}
-
-
-def parse_order_by(value: Any, columns: list[str]) -> list[tuple[str, bool]]:
-    """``order_by`` items ("clicks desc", "-position", "query") -> [(column, descending)]."""
-    if value in (None, "", []):
-        return []
-    items = [value] if isinstance(value, str) else list(value)
-    out = []
-    for item in items:
-        m = _ORDER.match(str(item))
-        if not m or m.group(2) not in columns:
-            raise InvalidArguments(f"order_by {item!r} is not valid: use a column ({', '.join(columns)}) optionally "
-                                   "followed by asc or desc, e.g. \"impressions desc\".")
-        desc = m.group(1) == "-" or (m.group(3) or "").lower() == "desc"
-        out.append((m.group(2), desc))
-    return out
 
 
 def sort_rows(rows: list[tuple[Any, ...]], order: list[tuple[str, bool]], columns: list[str]) -> list[tuple[Any, ...]]:

@@ -9,9 +9,10 @@ from __future__ import annotations
 import threading
 from typing import Any
 
-from analytics_acp import CallContext, Extraction, InvalidArguments, UpstreamError
+from analytics_acp import CallContext, Extraction, UpstreamError
 
 from . import dates, planner
+from .arguments import ComparePeriodsArguments, SearchAnalyticsArguments
 from .client import Client
 from .freshness import last_final_date
 from .query import (
@@ -19,8 +20,7 @@ from .query import (
     applied_arguments,
     describe,
     headers,
-    parse_order_by,
-    parse_query,
+    query_of,
     row_converter,
     sort_rows,
     totals_from,
@@ -33,19 +33,10 @@ def row_ceiling(ctx: CallContext) -> int:
     return max(int(value), 1)
 
 
-def row_cap(args: dict[str, Any]) -> int | None:
-    """The optional row_cap argument (a positive integer)."""
-    cap = args.get("row_cap")
-    if cap is None:
-        return None
-    if isinstance(cap, bool) or not isinstance(cap, int) or cap < 1:
-        raise InvalidArguments("row_cap must be a positive integer (omit it to extract every row).")
-    return cap
-
-
-def applied_window(client: Client, site: str, q: Query, args: dict[str, Any]) -> tuple[str, str]:
+def applied_window(client: Client, site: str, q: Query,
+                   args: SearchAnalyticsArguments | ComparePeriodsArguments) -> tuple[str, str]:
     """start_date/end_date resolved in Pacific Time; missing bounds default as in 15.2."""
-    start, end = args.get("start_date"), args.get("end_date")
+    start, end = args.start_date, args.end_date
     if start and end:
         return dates.window(start, end, dates.usual_last_final_date())
     return dates.window(start, end, last_final_date(client, site, q.search_type))
@@ -91,14 +82,14 @@ def totals(client: Client, site: str, q: Query, start: str, end: str) -> dict[st
     return totals_from(client.query(site, {**q.totals_body(), "startDate": start, "endDate": end, "rowLimit": 1}))
 
 
-def run_search_analytics(args: dict[str, Any], ctx: CallContext) -> Extraction:
+def run_search_analytics(args: SearchAnalyticsArguments, ctx: CallContext) -> Extraction:
     """The search_analytics tool."""
     site = ctx.require_resource_id()
-    q = parse_query(args)
-    cap = row_cap(args)
+    q = query_of(args)
+    cap = args.row_cap
     hdrs = headers(q)
     columns = [h.name for h in hdrs]
-    order = parse_order_by(args.get("order_by"), columns)
+    order = args.order()
     client = Client(ctx)
     start, end = applied_window(client, site, q, args)
     # With order_by the whole extraction is sorted before any cap: never only the API's top rows.

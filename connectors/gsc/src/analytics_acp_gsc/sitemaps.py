@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from analytics_acp import CallContext, Extraction, Header
+from analytics_acp import CallContext, Extraction, Header, NoArguments
 
 from .client import Client
 
@@ -62,7 +62,7 @@ def list_all(client: Client, site: str) -> list[tuple[dict[str, Any], str | None
     return out
 
 
-def run_sitemaps(args: dict[str, Any], ctx: CallContext) -> Extraction:
+def run_sitemaps(args: NoArguments, ctx: CallContext) -> Extraction:
     """The sitemaps tool."""
     site = ctx.require_resource_id()
     client = Client(ctx)

@@ -8,7 +8,6 @@ thread (fits take seconds; the event loop keeps serving).
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
 import anyio
@@ -19,80 +18,16 @@ from analytics_acp.declarations import Extraction, Header
 from analytics_acp.errors import InvalidArguments, UpstreamError
 
 from . import backtest, frequency, models, series
+from .arguments import ForecastArguments
 
 Step = Callable[[str], None]  # told before each model fit (progress; a cancelled call stops there)
 
-MAX_HORIZON = 1000
 MAX_SERIES = 100
 MAX_FIT_POINTS = 1000
-DEFAULT_CONFIDENCE = 0.95
 
 
-@dataclass
-class ForecastArgs:
-    """Validated arguments of ``forecast``."""
-
-    table_ref: str
-    time_column: str
-    value_column: str
-    horizon: int
-    method: str = "auto"
-    seasonal_period: int | None = None
-    confidence: float = DEFAULT_CONFIDENCE
-    group_by: Any = None
-    frequency: str | None = None
-    aggregate: str = "sum"
-    fill: str = "interpolate"
-
-
-def _integer(value: Any, name: str, low: int, high: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or int(value) != value:
-        raise InvalidArguments(f"{name} must be an integer between {low} and {high}.")
-    if not low <= int(value) <= high:
-        raise InvalidArguments(f"{name} must be between {low} and {high}; got {int(value)}.")
-    return int(value)
-
-
-def _choice(value: Any, name: str, allowed: tuple[str, ...] | list[str]) -> str:
-    if value not in allowed:
-        raise InvalidArguments(f"{name} must be one of {', '.join(allowed)}; got {value!r}.")
-    return value
-
-
-def parse_arguments(arguments: dict[str, Any]) -> ForecastArgs:
-    """Check the model's arguments (types, ranges, enums) before any table is read."""
-    for key in ("table_ref", "time_column", "value_column"):
-        if not isinstance(arguments.get(key), str) or not arguments[key].strip():
-            raise InvalidArguments(f"{key} is required (a non-empty string).")
-    if "horizon" not in arguments:
-        raise InvalidArguments(f"horizon is required: the number of future periods to forecast (1 to {MAX_HORIZON}).")
-    args = ForecastArgs(
-        table_ref=arguments["table_ref"],
-        time_column=arguments["time_column"],
-        value_column=arguments["value_column"],
-        horizon=_integer(arguments["horizon"], "horizon", 1, MAX_HORIZON),
-        method=_choice(arguments.get("method", "auto"), "method", models.METHODS),
-        group_by=arguments.get("group_by"),
-        aggregate=_choice(arguments.get("aggregate", "sum"), "aggregate", frequency.AGGREGATES),
-        fill=_choice(arguments.get("fill", "interpolate"), "fill", frequency.FILLS),
-    )
-    if arguments.get("seasonal_period") is not None:
-        args.seasonal_period = _integer(arguments["seasonal_period"], "seasonal_period", 1, 366)
-    if arguments.get("frequency") is not None:
-        args.frequency = _choice(arguments["frequency"], "frequency", list(frequency.FREQUENCIES))
-    confidence = arguments.get("confidence", DEFAULT_CONFIDENCE)
-    if isinstance(confidence, bool) or not isinstance(confidence, (int, float)):
-        raise InvalidArguments("confidence must be a number such as 0.95 (or 95 for 95%).")
-    confidence = confidence / 100 if 1 < confidence < 100 else confidence
-    if not 0.5 <= confidence < 1:
-        raise InvalidArguments("confidence must be between 0.5 and 0.999 (for example 0.8 or 0.95).")
-    args.confidence = float(confidence)
-    return args
-
-
-async def run(arguments: dict[str, Any], ctx: CallContext) -> Extraction:
-    """Tool entry point: validate, read the host table, fit in a worker thread."""
-    args = parse_arguments(arguments)
+async def run(args: ForecastArguments, ctx: CallContext) -> Extraction:
+    """Tool entry point: read the host table, fit in a worker thread."""
     table = await ctx.read_table(args.table_ref)
     fits = 0
 
@@ -111,7 +46,7 @@ def _describe_key(keys: list[str], values: tuple) -> str:
     return ", ".join(f"{k}={v}" for k, v in zip(keys, values, strict=True))
 
 
-def _fit_one(y: pd.Series, args: ForecastArgs, m: int, label: str, step: Step | None = None) -> dict[str, Any]:
+def _fit_one(y: pd.Series, args: ForecastArguments, m: int, label: str, step: Step | None = None) -> dict[str, Any]:
     """Plan, fit, forecast and backtest one regular series (``step`` is told before each model fit)."""
     explicit = args.seasonal_period is not None
     method = "sarimax" if args.method == "arima" else args.method
@@ -136,7 +71,7 @@ def _fit_one(y: pd.Series, args: ForecastArgs, m: int, label: str, step: Step | 
             "warnings": notes + fitted.notes}
 
 
-def compute(table: HostTable, args: ForecastArgs, step: Step | None = None) -> Extraction:
+def compute(table: HostTable, args: ForecastArguments, step: Step | None = None) -> Extraction:
     """Build the series, fit each one and shape the forecast window as an extraction (8.2)."""
     frame = series.table_frame(table)
     keys = series.key_columns(frame, table, args.group_by)
@@ -201,7 +136,7 @@ def compute(table: HostTable, args: ForecastArgs, step: Step | None = None) -> E
     return _extraction(table, args, keys, freq, results, warnings)
 
 
-def _series_extra(result: dict[str, Any], args: ForecastArgs, freq: frequency.Frequency) -> dict[str, Any]:
+def _series_extra(result: dict[str, Any], args: ForecastArguments, freq: frequency.Frequency) -> dict[str, Any]:
     fitted, y = result["fitted"], result["y"]
     out: dict[str, Any] = {
         "method": fitted.method,
@@ -217,7 +152,7 @@ def _series_extra(result: dict[str, Any], args: ForecastArgs, freq: frequency.Fr
 
 def _extraction(
     table: HostTable,
-    args: ForecastArgs,
+    args: ForecastArguments,
     keys: list[str],
     freq: frequency.Frequency,
     results: list[dict[str, Any]],

@@ -37,8 +37,6 @@ FREQUENCIES: dict[str, Frequency] = {
     "quarterly": Frequency("quarterly", "quarter", 4),
     "yearly": Frequency("yearly", "year", 1),
 }
-AGGREGATES = ("sum", "mean", "last", "min", "max")
-FILLS = ("interpolate", "zero", "previous")
 # A grid that is mostly invented (filled) is not a series worth forecasting.
 MAX_FILLED_SHARE = 0.5
 

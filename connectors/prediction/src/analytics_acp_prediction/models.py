@@ -19,7 +19,6 @@ import numpy as np
 import pandas as pd
 from analytics_acp.errors import InvalidArguments
 
-METHODS = ("auto", "holt_winters", "ets", "sarimax", "arima", "theta", "seasonal_naive")
 # Candidates of ``auto``, in tie-break order.
 AUTO_CANDIDATES = ("ets", "holt_winters", "sarimax", "theta", "seasonal_naive")
 LABELS = {

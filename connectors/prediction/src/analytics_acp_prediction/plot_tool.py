@@ -23,39 +23,9 @@ from analytics_acp.declarations import Info
 from analytics_acp.errors import InvalidArguments
 
 from . import series
+from .arguments import PlotArguments
 
 DPI = 100
-DEFAULT_SIZE = (1000, 600)
-LIMITS = {"width": (200, 4000), "height": (150, 3000)}
-KINDS = ("line", "bar", "scatter")
-
-
-def parse_arguments(arguments: dict[str, Any]) -> dict[str, Any]:
-    """Check types and ranges before any table is read."""
-    for key in ("table_ref", "x"):
-        if not isinstance(arguments.get(key), str) or not arguments[key].strip():
-            raise InvalidArguments(f"{key} is required (a non-empty string).")
-    ys = arguments.get("y")
-    ys = [ys] if isinstance(ys, str) else ys
-    if not ys or not isinstance(ys, list) or not all(isinstance(v, str) and v for v in ys):
-        raise InvalidArguments("y is required: a numeric column name or a list of them.")
-    args = dict(arguments, y=ys)
-    for key, default in zip(("width", "height"), DEFAULT_SIZE, strict=True):
-        value = arguments.get(key, default)
-        low, high = LIMITS[key]
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or int(value) != value or not low <= value <= high:
-            raise InvalidArguments(f"{key} must be an integer number of pixels between {low} and {high}.")
-        args[key] = int(value)
-    kind = arguments.get("kind", "line")
-    if kind not in KINDS:
-        raise InvalidArguments(f"kind must be one of {', '.join(KINDS)}; got {kind!r}.")
-    args["kind"] = kind
-    if bool(arguments.get("lower")) != bool(arguments.get("upper")):
-        raise InvalidArguments("lower and upper go together: pass both band columns or neither.")
-    for key in ("lower", "upper", "title", "group_by", "forecast_ref"):
-        if arguments.get(key) is not None and not isinstance(arguments[key], str):
-            raise InvalidArguments(f"{key} must be a string.")
-    return args
 
 
 def chart_dir(ctx: CallContext) -> Path:
@@ -68,11 +38,10 @@ def chart_dir(ctx: CallContext) -> Path:
     return base
 
 
-async def run(arguments: dict[str, Any], ctx: CallContext) -> Info:
-    """Tool entry point: validate, read the table(s) from the host, draw in a worker thread."""
-    args = parse_arguments(arguments)
-    table = await ctx.read_table(args["table_ref"])
-    forecast = await ctx.read_table(args["forecast_ref"]) if args.get("forecast_ref") else None
+async def run(args: PlotArguments, ctx: CallContext) -> Info:
+    """Tool entry point: read the table(s) from the host, draw in a worker thread."""
+    table = await ctx.read_table(args.table_ref)
+    forecast = await ctx.read_table(args.forecast_ref) if args.forecast_ref else None
     out_dir = chart_dir(ctx)
     return await anyio.to_thread.run_sync(draw, table, forecast, args, out_dir)
 
@@ -91,23 +60,23 @@ def _x_values(frame: pd.DataFrame, table: HostTable, name: str) -> tuple[pd.Seri
 
 
 def _layers(
-    frame: pd.DataFrame, table: HostTable, args: dict[str, Any], x_name: str
+    frame: pd.DataFrame, table: HostTable, args: PlotArguments, x_name: str
 ) -> tuple[list[tuple[str, pd.DataFrame]], str, list[str]]:
     """Sorted (label, frame with x/y/lower/upper) layers, the x kind and warnings."""
     x, kind = _x_values(frame, table, x_name)
     data = pd.DataFrame({"x": x})
     warnings: list[str] = []
     exclude = {x_name}
-    for i, column in enumerate(args["y"]):
+    for i, column in enumerate(args.y):
         data[f"y{i}"], notes = series.number_values(frame, table, column, "y", exclude=exclude)
         warnings += notes
-    if args.get("lower"):
-        data["lower"], _ = series.number_values(frame, table, args["lower"], "lower", exclude=exclude)
-        data["upper"], _ = series.number_values(frame, table, args["upper"], "upper", exclude=exclude)
+    if args.lower:
+        data["lower"], _ = series.number_values(frame, table, args.lower, "lower", exclude=exclude)
+        data["upper"], _ = series.number_values(frame, table, args.upper, "upper", exclude=exclude)
     data = data[data["x"].notna()] if kind != "label" else data
     if kind != "label":
         data = data.sort_values("x", kind="stable")
-    group = args.get("group_by")
+    group = args.group_by
     if group:
         series.require_column(frame, table, group, "group_by")
         data["g"] = frame[group].map(lambda v: "" if v is None else str(v))
@@ -115,44 +84,44 @@ def _layers(
     return [("", data)], kind, warnings
 
 
-def draw(table: HostTable, forecast: HostTable | None, args: dict[str, Any], out_dir: Path) -> Info:
+def draw(table: HostTable, forecast: HostTable | None, args: PlotArguments, out_dir: Path) -> Info:
     """Render the chart to ``out_dir`` (atomically) and return the 8.10 artifact for the host."""
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.dates import AutoDateLocator, ConciseDateFormatter
     from matplotlib.figure import Figure
 
     frame = series.table_frame(table)
-    layers, kind, warnings = _layers(frame, table, args, args["x"])
-    width, height = args["width"], args["height"]
+    layers, kind, warnings = _layers(frame, table, args, args.x)
+    width, height = args.width, args.height
     fig = Figure(figsize=(width / DPI, height / DPI), dpi=DPI, layout="constrained")
     FigureCanvasAgg(fig)
     ax = fig.add_subplot()
     labels: list[str] = []
     colors: dict[str, Any] = {}  # group -> colour of its first line, reused by its forecast
     positions = None
-    if kind == "label" or args["kind"] == "bar":
+    if kind == "label" or args.kind == "bar":
         categories = list(dict.fromkeys(v for _, part in layers for v in part["x"]))
         positions = {v: i for i, v in enumerate(categories)}
-    n_bars = len(layers) * len(args["y"])
+    n_bars = len(layers) * len(args.y)
     points = 0
     for li, (group, part) in enumerate(layers):
         xs = part["x"].map(positions).to_numpy(dtype=float) if positions is not None else part["x"].to_numpy()
-        for yi, column in enumerate(args["y"]):
+        for yi, column in enumerate(args.y):
             label = f"{column} ({group})" if group else column
             labels.append(label)
             ys = part[f"y{yi}"].to_numpy(dtype=float)
             points += int(np.isfinite(ys).sum())
-            if args["kind"] == "bar":
-                slot = li * len(args["y"]) + yi
+            if args.kind == "bar":
+                slot = li * len(args.y) + yi
                 bar_width = 0.8 / n_bars
                 ax.bar(xs - 0.4 + bar_width * (slot + 0.5), ys, width=bar_width, label=label)
-            elif args["kind"] == "scatter":
+            elif args.kind == "scatter":
                 ax.scatter(xs, ys, label=label, s=12)
             else:
                 (line,) = ax.plot(xs, ys, label=label, linewidth=1.6)
                 colors.setdefault(group, line.get_color())
         if "lower" in part:
-            band = f"{args['lower']}–{args['upper']}" + (f" ({group})" if group else "")
+            band = f"{args.lower}–{args.upper}" + (f" ({group})" if group else "")
             ax.fill_between(xs, part["lower"].to_numpy(dtype=float), part["upper"].to_numpy(dtype=float), alpha=0.2, label=band)
     if forecast is not None:
         labels += _draw_forecast(ax, forecast, args, kind, positions, colors)
@@ -164,12 +133,12 @@ def draw(table: HostTable, forecast: HostTable | None, args: dict[str, Any], out
         locator = AutoDateLocator()
         ax.xaxis.set_major_locator(locator)
         ax.xaxis.set_major_formatter(ConciseDateFormatter(locator))
-    title = args.get("title") or f"{', '.join(args['y'])} by {args['x']}"
+    title = args.title or f"{', '.join(args.y)} by {args.x}"
     ax.set_title(title)
-    ax.set_xlabel(args["x"])
-    ax.set_ylabel(args["y"][0] if len(args["y"]) == 1 else "value")
+    ax.set_xlabel(args.x)
+    ax.set_ylabel(args.y[0] if len(args.y) == 1 else "value")
     ax.grid(True, alpha=0.3)
-    if len(labels) > 1 or args.get("lower") or forecast is not None:
+    if len(labels) > 1 or args.lower or forecast is not None:
         ax.legend(loc="best", fontsize="small")
     path = _save(fig, out_dir)
     data = {
@@ -193,7 +162,7 @@ def _tick(value: Any) -> str:
 
 
 def _draw_forecast(
-    ax: Any, forecast: HostTable, args: dict[str, Any], kind: str, positions: dict | None, colors: dict[str, Any]
+    ax: Any, forecast: HostTable, args: PlotArguments, kind: str, positions: dict | None, colors: dict[str, Any]
 ) -> list[str]:
     """Overlay a forecast dataset (columns x, forecast, lower, upper) after the history."""
     frame = series.table_frame(forecast)
@@ -202,14 +171,14 @@ def _draw_forecast(
             f"forecast_ref {forecast.ref!r} has no 'forecast' column (columns: {', '.join(frame.columns)}). "
             "Pass the dataset the forecast tool produced."
         )
-    x, fkind = _x_values(frame, forecast, args["x"])
+    x, fkind = _x_values(frame, forecast, args.x)
     if fkind != kind and not (positions is not None and fkind == "label"):
-        raise InvalidArguments(f"forecast_ref: column {args['x']!r} is {fkind}s but the table's x is {kind}s.")
+        raise InvalidArguments(f"forecast_ref: column {args.x!r} is {fkind}s but the table's x is {kind}s.")
     data = pd.DataFrame({"x": x, "f": series.parse_numbers(frame["forecast"])})
     has_band = "lower" in frame.columns and "upper" in frame.columns
     if has_band:
         data["lo"], data["hi"] = series.parse_numbers(frame["lower"]), series.parse_numbers(frame["upper"])
-    keys = [c for c in frame.columns if c not in {args["x"], "forecast", "lower", "upper"}]
+    keys = [c for c in frame.columns if c not in {args.x, "forecast", "lower", "upper"}]
     groups = data.groupby(frame[keys].astype(str).agg(", ".join, axis=1)) if keys else [("", data)]
     labels = []
     for group, part in groups:

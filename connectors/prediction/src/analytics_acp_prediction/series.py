@@ -151,14 +151,9 @@ def number_values(
     return values, warnings
 
 
-def key_columns(frame: pd.DataFrame, table: HostTable, group_by: Any) -> list[str]:
-    """The ``group_by`` columns (a name or a list of names), validated."""
-    if group_by is None or group_by == [] or group_by == "":
-        return []
-    names = [group_by] if isinstance(group_by, str) else group_by
-    if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
-        raise InvalidArguments("group_by must be a column name or a list of column names.")
-    return [require_column(frame, table, n, "group_by") for n in names]
+def key_columns(frame: pd.DataFrame, table: HostTable, group_by: list[str] | None) -> list[str]:
+    """The ``group_by`` columns (parsed as a list by the argument model), each checked against the table."""
+    return [require_column(frame, table, n, "group_by") for n in group_by or []]
 
 
 def key_text(value: Any) -> Any:
