@@ -3,6 +3,9 @@ silent listener: typed ACP_UPSTREAM_ERROR naming the host, never a credentials e
 
 import pytest
 from analytics_acp import UpstreamError
+from analytics_acp_ga4.arguments import (
+    RunReportArguments,
+)
 from analytics_acp_ga4.report import run_report
 from analytics_acp_google.retry import AUTOCONTEXT_CONCURRENCY
 from googlefakes.netfaults import FAULTS, Fault, Proxy, autocontext, proxy_env, refused_url
@@ -17,7 +20,7 @@ def test_run_report_unreachable_is_typed_and_names_the_host(kind, make_ctx):
         ctx = make_ctx()
         ctx.config["api_endpoint"] = fault.url
         with pytest.raises(UpstreamError) as err:
-            list(run_report(ARGS, ctx).rows)
+            list(run_report(RunReportArguments.parse(ARGS), ctx).rows)
         assert fault.host in err.value.message and fault.phrase in err.value.message
         assert "Max retries" not in err.value.message and "%24alt" not in err.value.message
         assert fault.accepted <= 1  # a silent server is cut once, never hammered
@@ -41,11 +44,11 @@ def test_proxies_are_honoured_and_a_refusing_proxy_is_named(fake, make_ctx, monk
     """Issue 26.3: HTTP(S)_PROXY carries every GA4 request; a proxy that refuses gives a typed answer naming it."""
     with Proxy() as proxy:
         proxy_env(monkeypatch, proxy.url)
-        assert list(run_report(ARGS, make_ctx()).rows)
+        assert list(run_report(RunReportArguments.parse(ARGS), make_ctx()).rows)
         assert any(":runReport" in line for line in proxy.lines)
     dead = refused_url()
     proxy_env(monkeypatch, dead)
-    for run in (lambda: list(run_report(ARGS, make_ctx()).rows),):
+    for run in (lambda: list(run_report(RunReportArguments.parse(ARGS), make_ctx()).rows),):
         with pytest.raises(UpstreamError) as err:
             run()
         assert f"through the proxy {dead.split('//')[1]}" in err.value.message

@@ -9,6 +9,11 @@ import re
 
 import pytest
 from analytics_acp import ResourceNotFound
+from analytics_acp_ga4.arguments import (
+    ConversionModelsArguments,
+    RegexClusterArguments,
+    RunReportArguments,
+)
 from analytics_acp_ga4.attribution import compare_conversion_models
 from analytics_acp_ga4.cluster import run_report_by_regex_cluster
 from analytics_acp_ga4.report import run_report as _run_report
@@ -27,7 +32,7 @@ def _in_default_window(fact, today):
 
 
 def test_date_hour_is_a_datetime_dimension(fake, make_ctx):
-    ex = run_report({"metrics": ["sessions"], "dimensions": ["dateHour"]}, make_ctx())
+    ex = run_report(RunReportArguments.parse({"metrics": ["sessions"], "dimensions": ["dateHour"]}), make_ctx())
     assert [(h.name, h.type, h.role) for h in ex.headers] == [("dateHour", "datetime", "dimension"),
                                                               ("sessions", "integer", "metric")]
     facts = [f for f in fake.properties["123456789"].facts if _in_default_window(f, fake.today)]
@@ -42,22 +47,22 @@ def test_date_hour_is_a_datetime_dimension(fake, make_ctx):
 
 def test_keep_empty_rows_is_sent_and_keeps_the_zero_rows(fake, make_ctx, server):
     args = {"metrics": ["ecommercePurchases"], "dimensions": ["date", "sessionDefaultChannelGroup", "deviceCategory"]}
-    kept = run_report({**args, "keep_empty_rows": True}, make_ctx())
+    kept = run_report(RunReportArguments.parse({**args, "keep_empty_rows": True}), make_ctx())
     assert server.requests_to(RR, "POST")[-1].body["keepEmptyRows"] is True
     assert len(kept.rows) == 28 * 4 * 3  # every date x channel x device of the window, purchases or not
     zeros = sum(1 for r in kept.rows if r[3] == 0)
     assert zeros > 0
-    dropped = run_report(args, make_ctx())
+    dropped = run_report(RunReportArguments.parse(args), make_ctx())
     assert not server.requests_to(RR, "POST")[-1].body.get("keepEmptyRows")
     assert len(dropped.rows) == len(kept.rows) - zeros and all(r[3] > 0 for r in dropped.rows)
 
 
 def test_an_explicit_currency_code_is_sent_and_labels_the_currency_metrics(fake, make_ctx, server):
-    ex = run_report({"metrics": ["sessions", "totalRevenue"], "dimensions": ["date"], "currency_code": "USD"}, make_ctx())
+    ex = run_report(RunReportArguments.parse({"metrics": ["sessions", "totalRevenue"], "dimensions": ["date"], "currency_code": "USD"}), make_ctx())
     assert server.requests_to(RR, "POST")[-1].body["currencyCode"] == "USD"
     assert {h.name: h.description for h in ex.headers}["totalRevenue"] == "Currency amount (USD)"
     assert ex.source["currency_code"] == "USD"
-    default = run_report({"metrics": ["totalRevenue"], "dimensions": ["date"]}, make_ctx())
+    default = run_report(RunReportArguments.parse({"metrics": ["totalRevenue"], "dimensions": ["date"]}), make_ctx())
     assert "currencyCode" not in server.requests_to(RR, "POST")[-1].body
     assert default.headers[-1].description == "Currency amount (EUR)"  # the property's own currency
 
@@ -67,15 +72,15 @@ def test_cluster_rates_with_a_breakdown_are_the_apis_never_summed(fake, make_ctx
     # its own filtered request, so GA4 computes the rate (and de-duplicates users) for exactly that cluster.
     clusters = [{"name": "Blog", "regex": "^/blog/"}, {"name": "Products", "regex": "^/products/"}]
     metrics = ["sessions", "engagementRate", "averageSessionDuration", "totalUsers"]
-    ex = run_report_by_regex_cluster({"dimension": "pagePath", "clusters": clusters, "metrics": metrics,
-                                      "dimensions": ["sessionDefaultChannelGroup"]}, make_ctx())
+    ex = run_report_by_regex_cluster(RegexClusterArguments.parse({"dimension": "pagePath", "clusters": clusters, "metrics": metrics,
+                                      "dimensions": ["sessionDefaultChannelGroup"]}), make_ctx())
     assert ex.columns == ["cluster", "sessionDefaultChannelGroup", *metrics]
     got = {(r[0], r[1]): r[2:] for r in ex.rows}
-    ref = run_report({"metrics": metrics, "dimensions": ["sessionDefaultChannelGroup"],
-                      "dimension_filters": [{"field": "pagePath", "match_type": "PARTIAL_REGEXP", "value": "^/blog/"}]}, make_ctx())
+    ref = run_report(RunReportArguments.parse({"metrics": metrics, "dimensions": ["sessionDefaultChannelGroup"],
+                      "dimension_filters": [{"field": "pagePath", "match_type": "PARTIAL_REGEXP", "value": "^/blog/"}]}), make_ctx())
     assert {("Blog", r[0]): r[1:] for r in ref.rows} == {k: v for k, v in got.items() if k[0] == "Blog"}
     # Organic Search reaches two blog pages in the fake: summing their rates would give a different (wrong) number.
-    pages = run_report({"metrics": metrics, "dimensions": ["pagePath", "sessionDefaultChannelGroup"]}, make_ctx())
+    pages = run_report(RunReportArguments.parse({"metrics": metrics, "dimensions": ["pagePath", "sessionDefaultChannelGroup"]}), make_ctx())
     blog = [r for r in pages.rows if r[0].startswith("/blog/") and r[1] == "Organic Search"]
     assert len(blog) == 2
     rate = got[("Blog", "Organic Search")][1]
@@ -85,7 +90,7 @@ def test_cluster_rates_with_a_breakdown_are_the_apis_never_summed(fake, make_ctx
 
 def test_a_plain_404_on_a_property_is_resource_not_found(fake, make_ctx, server):
     with pytest.raises(ResourceNotFound) as info:
-        run_report({"metrics": ["sessions"], "dimensions": ["date"]}, make_ctx(resource_id="555"))
+        run_report(RunReportArguments.parse({"metrics": ["sessions"], "dimensions": ["date"]}), make_ctx(resource_id="555"))
     msg = info.value.message
     assert msg.startswith("'properties/555' does not exist (HTTP 404: Property properties/555 not found.)")
     assert "ikaue.com (123456789, account IKAUE)" in msg and "Store (987654321, account Client X)" in msg
@@ -109,7 +114,7 @@ def _credit(facts, dimension, event=None):
 
 def test_conversion_models_revenue_columns_are_each_models_revenue(fake, make_ctx, server):
     facts = [f for f in fake.properties["123456789"].facts if _in_default_window(f, fake.today)]
-    ex = compare_conversion_models({"key_events": ["purchase"]}, make_ctx("compare_conversion_models"))
+    ex = compare_conversion_models(ConversionModelsArguments.parse({"key_events": ["purchase"]}), make_ctx("compare_conversion_models"))
     rows = {r[0]: dict(zip(ex.columns, r, strict=True)) for r in ex.rows}
     assert ex.columns[7:10] == ["revenue_first_user", "revenue_session", "revenue_attributed"]
     assert {h.name: (h.type, h.role) for h in ex.headers}["revenue_attributed"] == ("number", "metric")
@@ -131,7 +136,7 @@ def test_conversion_models_revenue_columns_are_each_models_revenue(fake, make_ct
 
 def test_conversion_models_without_key_events_count_all_key_events(fake, make_ctx, server):
     facts = [f for f in fake.properties["123456789"].facts if _in_default_window(f, fake.today)]
-    ex = compare_conversion_models({}, make_ctx("compare_conversion_models"))
+    ex = compare_conversion_models(ConversionModelsArguments.parse({}), make_ctx("compare_conversion_models"))
     bodies = [r.body for r in server.requests_to(RR)]
     assert [b["metrics"] for b in bodies] == [[{"name": "keyEvents"}, {"name": "totalRevenue"}]] * 3  # no keyEvents:<event>
     assert [b["dateRanges"] for b in bodies] == [[{"startDate": "28daysAgo", "endDate": "yesterday"}]] * 3
@@ -143,7 +148,7 @@ def test_conversion_models_without_key_events_count_all_key_events(fake, make_ct
         assert {c: row[f"key_events_{model}"] for c, row in rows.items()} == {c: expected.get(c, (0, 0))[0] for c in rows}
         assert ex.totals[f"key_events_{model}"] == sum(f["keyEvents"] for f in facts)
     # All key events include generate_lead, so the default counts more than purchases alone.
-    purchases_only = compare_conversion_models({"key_events": ["purchase"]}, make_ctx("compare_conversion_models"))
+    purchases_only = compare_conversion_models(ConversionModelsArguments.parse({"key_events": ["purchase"]}), make_ctx("compare_conversion_models"))
     leads = 2 * sum(1 for f in facts if f["eventName"] == "generate_lead")
     assert leads > 0 and ex.totals["key_events_session"] == purchases_only.totals["key_events_session"] + leads
     # Shares are of all key events: per model they add up to 1.

@@ -6,6 +6,9 @@ import datetime as dt
 
 import pytest
 from analytics_acp import InvalidArguments, UpstreamError
+from analytics_acp_ga4.arguments import (
+    RunReportArguments,
+)
 from analytics_acp_ga4.report import run_report as _run_report
 from ga4support import build_fake, read_to_the_end
 
@@ -21,7 +24,7 @@ def _rr(server):
 
 def test_pages_by_offset_until_row_count_whatever_the_page_size(server, make_ctx):
     build_fake(server, page_size=37)  # the API may return fewer rows than asked
-    ex = run_report({"metrics": ["sessions"], "dimensions": ["date", "sessionDefaultChannelGroup", "deviceCategory"]},
+    ex = run_report(RunReportArguments.parse({"metrics": ["sessions"], "dimensions": ["date", "sessionDefaultChannelGroup", "deviceCategory"]}),
                     make_ctx())
     sent = [r.body for r in _rr(server)]
     total = 28 * 4 * 3
@@ -39,8 +42,8 @@ def test_pages_by_offset_until_row_count_whatever_the_page_size(server, make_ctx
 
 
 def test_types_totals_description_title_and_dates(fake, make_ctx, server):
-    ex = run_report({"metrics": ["sessions", "totalUsers", "keyEvents:purchase", "totalRevenue", "averageSessionDuration"],
-                     "dimensions": ["date", "sessionDefaultChannelGroup"], "start_date": "28daysAgo"}, make_ctx())
+    ex = run_report(RunReportArguments.parse({"metrics": ["sessions", "totalUsers", "keyEvents:purchase", "totalRevenue", "averageSessionDuration"],
+                     "dimensions": ["date", "sessionDefaultChannelGroup"], "start_date": "28daysAgo"}), make_ctx())
     headers = {h.name: h for h in ex.headers}
     assert [(h.name, h.type, h.role) for h in ex.headers] == [
         ("date", "date", "dimension"), ("sessionDefaultChannelGroup", "string", "dimension"),
@@ -65,7 +68,7 @@ def test_types_totals_description_title_and_dates(fake, make_ctx, server):
 
 
 def test_aliases_warn_with_the_spec_text(fake, make_ctx, server):
-    ex = run_report({"metrics": ["purchases", "users", "pageviews", "revenue", "conversions"], "dimensions": ["channel"]},
+    ex = run_report(RunReportArguments.parse({"metrics": ["purchases", "users", "pageviews", "revenue", "conversions"], "dimensions": ["channel"]}),
                     make_ctx())
     assert ex.warnings[:6] == ["Metric 'purchases' mapped to 'ecommercePurchases'.", "Metric 'users' mapped to 'totalUsers'.",
                                "Metric 'pageviews' mapped to 'screenPageViews'.", "Metric 'revenue' mapped to 'totalRevenue'.",
@@ -78,19 +81,19 @@ def test_aliases_warn_with_the_spec_text(fake, make_ctx, server):
 
 def test_unknown_names_get_close_matches_from_the_property_metadata(fake, make_ctx, server):
     with pytest.raises(InvalidArguments) as info:
-        run_report({"metrics": ["sesions", "customEvent:order_valu"], "dimensions": ["sessionDefaultChanelGroup"]}, make_ctx())
+        run_report(RunReportArguments.parse({"metrics": ["sesions", "customEvent:order_valu"], "dimensions": ["sessionDefaultChanelGroup"]}), make_ctx())
     msg = info.value.message
     assert "Unknown metric 'sesions' (closest: sessions" in msg
     assert "Unknown metric 'customEvent:order_valu' (closest: customEvent:order_value" in msg  # custom ones included
     assert "Unknown dimension 'sessionDefaultChanelGroup' (closest: sessionDefaultChannelGroup" in msg
     assert server.requests_to(r"/metadata$", "GET")  # diagnosed from getMetadata after the API's 400
     with pytest.raises(InvalidArguments, match="'country' is a dimension, not a metric"):
-        run_report({"metrics": ["country"]}, make_ctx())
+        run_report(RunReportArguments.parse({"metrics": ["country"]}), make_ctx())
 
 
 def test_incompatible_fields_are_named_from_check_compatibility(fake, make_ctx, server):
     with pytest.raises(InvalidArguments) as info:
-        run_report({"metrics": ["sessions", "eventCount"], "dimensions": ["itemName"]}, make_ctx())
+        run_report(RunReportArguments.parse({"metrics": ["sessions", "eventCount"], "dimensions": ["itemName"]}), make_ctx())
     assert "cannot be requested together: itemName, sessions" in info.value.message
     body = server.requests_to(r":checkCompatibility$")[0].body
     assert body == {"dimensions": [{"name": "itemName"}], "metrics": [{"name": "sessions"}, {"name": "eventCount"}]}
@@ -103,7 +106,7 @@ def test_filters_orders_limit_and_compare_ranges_as_sent(fake, make_ctx, server)
             "metric_filters": [{"field": "sessions", "operation": "GREATER_THAN", "value": 100}],
             "order_bys": [{"field": "sessions", "desc": True}], "limit": 3,
             "compare_start_date": "56daysAgo", "compare_end_date": "29daysAgo"}
-    ex = run_report(args, make_ctx())
+    ex = run_report(RunReportArguments.parse(args), make_ctx())
     body = _rr(server)[0].body
     assert body["dimensionFilter"] == {"andGroup": {"expressions": [
         {"filter": {"fieldName": "sessionDefaultChannelGroup", "inListFilter": {"values": ["Direct", "Email"]}}},
@@ -124,15 +127,15 @@ def test_filters_orders_limit_and_compare_ranges_as_sent(fake, make_ctx, server)
 def test_thresholding_sampling_and_other_row_become_warnings(fake, make_ctx):
     prop = fake.properties["123456789"]
     prop.thresholded, prop.other_row, prop.sampled = True, True, (5000, 20000)
-    ex = run_report({"metrics": ["sessions"], "dimensions": ["pagePath"]}, make_ctx())
+    ex = run_report(RunReportArguments.parse({"metrics": ["sessions"], "dimensions": ["pagePath"]}), make_ctx())
     text = " ".join(ex.warnings)
     assert "'(other)' row" in text and "thresholding" in text and "5000 of 20000 events read (25.0%)" in text
 
 
 @pytest.mark.parametrize("args, match", [
-    ({"metrics": []}, "'metrics' is required"),
-    ({"metrics": ["sessions"], "start_date": "last week"}, "not a valid date"),
-    ({"metrics": ["sessions"], "limit": 0}, "'limit' must be a positive integer"),
+    ({"metrics": []}, r"^Invalid metrics: must have at least 1 item\(s\)\."),
+    ({"metrics": ["sessions"], "start_date": "last week"}, "^Invalid start_date: is not a valid date"),
+    ({"metrics": ["sessions"], "limit": 0}, r"^Invalid limit: must be at least 1\."),
     ({"metrics": ["sessions"], "dimension_filters": [{"field": "pagePath", "match_type": "FULL_REGEXP", "value": "(["}]},
      "invalid regular expression"),
     ({"metrics": ["sessions"], "order_bys": [{"field": "country"}]}, "not among the requested"),
@@ -140,7 +143,7 @@ def test_thresholding_sampling_and_other_row_become_warnings(fake, make_ctx):
 ])
 def test_bad_arguments_are_invalid_arguments_before_any_request(fake, make_ctx, server, args, match):
     with pytest.raises(InvalidArguments, match=match):
-        run_report(args, make_ctx())
+        run_report(RunReportArguments.parse(args), make_ctx())
     assert not _rr(server)
 
 
@@ -153,7 +156,7 @@ def test_progress_counts_rows_of_row_count_and_a_cancel_stops_paging(make_ctx, s
     args = {"metrics": ["sessions"], "dimensions": ["date", "sessionDefaultChannelGroup", "deviceCategory"]}
     signals = RecordingSignals()
     ctx = make_ctx(signals=signals)
-    ex = read_to_the_end(_run_report(args, ctx))
+    ex = read_to_the_end(_run_report(RunReportArguments.parse(args), ctx))
     total = len(ex.rows)
     assert [s[1] for s in signals.seen] == [total] * len(signals.seen)
     assert [s[0] for s in signals.seen] == sorted({s[0] for s in signals.seen}) and signals.seen[-1][0] == total
@@ -161,7 +164,7 @@ def test_progress_counts_rows_of_row_count_and_a_cancel_stops_paging(make_ctx, s
     assert len(signals.seen) == len(_rr(server)) > 1  # one report per page
     sent_before = len(_rr(server))
     signals = CallSignals()
-    ex = _run_report(args, make_ctx(signals=signals))
+    ex = _run_report(RunReportArguments.parse(args), make_ctx(signals=signals))
     rows = iter(ex.rows)
     next(rows)
     signals.cancel()

@@ -57,6 +57,11 @@ class ToolArguments(BaseModel):
         except ValidationError as exc:
             raise InvalidArguments(refusal_message(cls, exc)) from None
 
+    def given(self) -> dict[str, Any]:
+        """The arguments as the model gave them, parsed (defaults it left out stay out): what a tool echoes in
+        ``Extraction.arguments`` (system_info.arguments, 8.4) next to the values it applied."""
+        return dict(self.model_dump(mode="json", by_alias=True, exclude_unset=True))
+
     @classmethod
     def published_schema(cls) -> dict[str, Any]:
         """The JSON schema published as the tool's inputSchema (before the core injects resource_id/tables)."""

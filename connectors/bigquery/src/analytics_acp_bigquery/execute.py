@@ -105,7 +105,7 @@ def run_execute_query(arguments: QueryArguments, ctx: CallContext) -> Extraction
             "cache_hit": cache_hit,
         },
         cost_actual_usd=0.0 if cache_hit else costs.usd(billed, price),
-        arguments=arguments.model_dump(exclude_none=True),
+        arguments=arguments.given(),
     )
 
 

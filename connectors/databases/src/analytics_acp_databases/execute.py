@@ -96,7 +96,7 @@ def run_execute_sql(arguments: ExecuteSql, ctx: CallContext) -> Extraction:
         dates=sql_dates(checked),
         warnings=warnings,
         source={"engine": session.backend, "database": target.database, "statement_type": checked.statement_type, "tables": checked.tables},
-        arguments=arguments.model_dump(exclude_none=True),
+        arguments=arguments.given(),
     )
 
 

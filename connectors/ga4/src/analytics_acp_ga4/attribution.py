@@ -7,27 +7,23 @@ each channel's part of that view's total, so the model sees credit move between 
 
 from __future__ import annotations
 
-from typing import Any
+from analytics_acp import CallContext, Extraction, Header
 
-from analytics_acp import CallContext, Extraction, Header, InvalidArguments
-
+from .arguments import ConversionModelsArguments
 from .report import fetch_report, source, stop_if_cancelled
-from .request import date_range, names_argument, window
+from .request import date_range, window
 
 MODELS = [("first_user", "firstUserDefaultChannelGroup"), ("session", "sessionDefaultChannelGroup"),
           ("attributed", "defaultChannelGroup")]
 
 
-def compare_conversion_models(arguments: dict[str, Any], ctx: CallContext) -> Extraction:
+def compare_conversion_models(arguments: ConversionModelsArguments, ctx: CallContext) -> Extraction:
     """The compare_conversion_models tool."""
     property_id = ctx.require_resource_id()
-    events = names_argument(arguments, "key_events")
-    for e in events:
-        if ":" in e or not e.strip():
-            raise InvalidArguments(f"key_events takes event names such as 'purchase' (got {e!r}).")
-    key_metrics = [f"keyEvents:{e.strip()}" for e in events] or ["keyEvents"]
+    events = list(arguments.key_events)
+    key_metrics = [f"keyEvents:{e}" for e in events] or ["keyEvents"]
     metrics = [*key_metrics, "totalRevenue"]
-    start, end, s, e = window(arguments)
+    start, end, s, e = window(arguments.start_date, arguments.end_date)
     by_model: dict[str, dict[str, tuple[float, float]]] = {}
     totals: dict[str, tuple[float, float]] = {}
     last = None
@@ -72,6 +68,6 @@ def compare_conversion_models(arguments: dict[str, Any], ctx: CallContext) -> Ex
         title=f"GA4 {property_id} · conversion models · {start}→{end}", dates=[s, e],
         totals={f"key_events_{m}": totals[m][0] for m, _ in MODELS} | {f"revenue_{m}": totals[m][1] for m, _ in MODELS},
         extra={"quota": last.quota} if last.quota else None,
-        arguments={**arguments, "key_events": events, "start_date": start, "end_date": end},
+        arguments={**arguments.given(), "key_events": events, "start_date": start, "end_date": end},
         source=source(property_id, "analyticsdata.v1beta.runReport", last),
     )

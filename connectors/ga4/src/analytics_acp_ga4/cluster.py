@@ -12,10 +12,9 @@ from typing import Any
 from analytics_acp import CallContext, Extraction, Header, InvalidArguments
 
 from . import names
+from .arguments import OTHER, RegexClusterArguments
 from .report import describe, fetch_report, source, stop_if_cancelled
-from .request import check_regex, date_range, names_argument, window
-
-OTHER = "(other)"
+from .request import date_range, window
 
 
 def _regex_expr(dimension: str, regex: str, case: bool) -> Any:
@@ -35,28 +34,20 @@ def _cluster_filter(dimension: str, regexes: list[str], index: int | None, case:
     return parts[0] if len(parts) == 1 else FilterExpression(and_group=FilterExpressionList(expressions=parts))
 
 
-def run_report_by_regex_cluster(arguments: dict[str, Any], ctx: CallContext) -> Extraction:
+def run_report_by_regex_cluster(arguments: RegexClusterArguments, ctx: CallContext) -> Extraction:
     """The run_report_by_regex_cluster tool."""
     property_id = ctx.require_resource_id()
     warnings: list[str] = []
-    dimension = arguments.get("dimension")
-    if not isinstance(dimension, str) or not dimension.strip():
-        raise InvalidArguments("'dimension' is required: the dimension whose values are clustered (e.g. pagePath).")
-    dimension = names.apply_aliases([dimension], "dimension", warnings)[0]
-    labels, regexes = [], []
-    # The schema (CLUSTER_SCHEMA, enforced by the core) guarantees 1-25 {name, regex} string pairs.
-    for i, item in enumerate(arguments["clusters"]):
-        check_regex(item["regex"], f"clusters[{i}].regex")
-        if item["name"] in labels or item["name"] == OTHER:
-            raise InvalidArguments(f"clusters[{i}]: the name {item['name']!r} is repeated or reserved.")
-        labels.append(item["name"])
-        regexes.append(item["regex"])
-    metrics = names.apply_aliases(names_argument(arguments, "metrics", required=True), "metric", warnings)
-    breakdown = names.apply_aliases(names_argument(arguments, "dimensions"), "dimension", warnings)
-    if dimension in breakdown:
+    dimension = names.apply_aliases([arguments.dimension], "dimension", warnings)[0]
+    # The model checked 1-25 clusters, distinct names other than '(other)', regexes that compile.
+    labels = [c.name for c in arguments.clusters]
+    regexes = [c.regex for c in arguments.clusters]
+    metrics = names.apply_aliases(list(arguments.metrics), "metric", warnings)
+    breakdown = names.apply_aliases(list(arguments.dimensions), "dimension", warnings)
+    if dimension in breakdown:  # after alias mapping, so not a rule of the model
         raise InvalidArguments(f"'{dimension}' is the clustered dimension; do not repeat it in 'dimensions'.")
-    start, end, s, e = window(arguments)
-    case = bool(arguments.get("case_sensitive", False))
+    start, end, s, e = window(arguments.start_date, arguments.end_date)
+    case = arguments.case_sensitive
     rows: list[list[Any]] = []
     headers: list[Header] | None = None
     totals: dict[str, Any] = {}
@@ -89,7 +80,7 @@ def run_report_by_regex_cluster(arguments: dict[str, Any], ctx: CallContext) -> 
     ctx.progress(n, n, f"request {n} of {n}")
     if overall.totals:
         totals = overall.totals[0]["values"]
-    effective = {**arguments, "dimension": dimension, "metrics": metrics, "dimensions": breakdown, "start_date": start,
+    effective = {**arguments.given(), "dimension": dimension, "metrics": metrics, "dimensions": breakdown, "start_date": start,
                  "end_date": end}
     desc = describe(property_id, metrics, ["cluster", *breakdown], {}) + (
         f" Clusters of {dimension} by regex (first match wins): "

@@ -4,54 +4,46 @@ from __future__ import annotations
 
 from typing import Any
 
-from analytics_acp import CallContext, Extraction, Header, InvalidArguments
+from analytics_acp import CallContext, Extraction, Header
 
+from .arguments import FunnelArguments, FunnelStep
 from .clients import call, client, message_to_dict
-from .request import check_regex, window
+from .request import window
 from .typing_map import converter
 
-MATCH = ("EXACT", "BEGINS_WITH", "CONTAINS", "FULL_REGEXP", "PARTIAL_REGEXP")
 COLUMNS = {"activeUsers": "active_users", "funnelStepCompletionRate": "completion_rate",
            "funnelStepAbandonments": "abandonments", "funnelStepAbandonmentRate": "abandonment_rate"}
 
 
-def _step(item: Any, i: int) -> Any:
+def _step(item: FunnelStep) -> Any:
     from google.analytics.data_v1alpha import (
         FunnelEventFilter,
         FunnelFieldFilter,
         FunnelFilterExpression,
-        FunnelStep,
         StringFilter,
     )
+    from google.analytics.data_v1alpha import (
+        FunnelStep as ApiStep,
+    )
 
-    if not isinstance(item, dict) or not isinstance(item.get("name"), str) or not item["name"].strip():
-        raise InvalidArguments(f"steps[{i}] needs a 'name'.")
-    event, path = item.get("event_name"), item.get("page_path")
-    if bool(event) == bool(path):
-        raise InvalidArguments(f"steps[{i}] needs exactly one of 'event_name' or 'page_path'.")
-    if event:
-        expr = FunnelFilterExpression(funnel_event_filter=FunnelEventFilter(event_name=str(event)))
+    # The model checked a name, exactly one of event_name/page_path, the match type and a page_path regex.
+    if item.event_name:
+        expr = FunnelFilterExpression(funnel_event_filter=FunnelEventFilter(event_name=item.event_name))
     else:
-        match = str(item.get("match_type") or "EXACT").upper()
-        if match not in MATCH:
-            raise InvalidArguments(f"steps[{i}].match_type must be one of {', '.join(MATCH)}.")
-        if "REGEXP" in match:
-            check_regex(str(path), f"steps[{i}].page_path")
         expr = FunnelFilterExpression(funnel_field_filter=FunnelFieldFilter(
-            field_name="pagePath", string_filter=StringFilter(match_type=getattr(StringFilter.MatchType, match), value=str(path))))
-    return FunnelStep(name=item["name"].strip(), is_directly_followed_by=bool(item.get("directly_followed_by", False)),
-                      filter_expression=expr)
+            field_name="pagePath",
+            string_filter=StringFilter(match_type=getattr(StringFilter.MatchType, item.match_type), value=item.page_path)))
+    return ApiStep(name=item.name.strip(), is_directly_followed_by=item.directly_followed_by, filter_expression=expr)
 
 
-def run_funnel_report(arguments: dict[str, Any], ctx: CallContext) -> Extraction:
+def run_funnel_report(arguments: FunnelArguments, ctx: CallContext) -> Extraction:
     """The run_funnel_report tool."""
     from google.analytics.data_v1alpha import DateRange, Funnel, RunFunnelReportRequest
 
     property_id = ctx.resource_id
-    # FUNNEL_SCHEMA (enforced by the core) guarantees 1-10 step objects, each with a string name.
-    steps = [_step(item, i) for i, item in enumerate(arguments["steps"])]
-    start, end, s, e = window(arguments)
-    is_open = bool(arguments.get("is_open_funnel", False))
+    steps = [_step(item) for item in arguments.steps]
+    start, end, s, e = window(arguments.start_date, arguments.end_date)
+    is_open = arguments.is_open_funnel
     request = RunFunnelReportRequest(property=f"properties/{property_id}",
                                      date_ranges=[DateRange(start_date=start, end_date=end)],
                                      funnel=Funnel(is_open_funnel=is_open, steps=steps), return_property_quota=True)
@@ -77,7 +69,7 @@ def run_funnel_report(arguments: dict[str, Any], ctx: CallContext) -> Extraction
         description=(f"GA4 property {property_id} {kind} funnel ({len(steps)} steps: "
                      + " → ".join(st.name for st in steps) + f"). Metrics: {', '.join(metric_names)}. Dimensions: funnelStepName."),
         title=f"GA4 {property_id} · funnel · {start}→{end}", dates=[s, e], extra={"quota": quota} if quota else None,
-        arguments={**arguments, "is_open_funnel": is_open, "start_date": start, "end_date": end},
+        arguments={**arguments.given(), "is_open_funnel": is_open, "start_date": start, "end_date": end},
         source={"property": f"properties/{property_id}", "api": "analyticsdata.v1alpha.runFunnelReport",
                 **({"property_quota": quota} if quota else {})},
     )

@@ -4,22 +4,20 @@ from __future__ import annotations
 
 from typing import Any
 
-from analytics_acp import CallContext, Info, InvalidArguments
+from analytics_acp import CallContext, Info
 
 from . import names
+from .arguments import CompatibilityArguments, MetadataArguments
 from .report import incompatible_fields
-from .request import names_argument
 
 MAX_RESULTS = 60
 
 
-def check_compatibility(arguments: dict[str, Any], ctx: CallContext) -> Info:
+def check_compatibility(arguments: CompatibilityArguments, ctx: CallContext) -> Info:
     """Which of the given fields can be requested together (checkCompatibility), after alias mapping and name checks."""
     warnings: list[str] = []
-    metrics = names.apply_aliases(names_argument(arguments, "metrics"), "metric", warnings)
-    dimensions = names.apply_aliases(names_argument(arguments, "dimensions"), "dimension", warnings)
-    if not metrics and not dimensions:
-        raise InvalidArguments("Give 'metrics' and/or 'dimensions' to check.")
+    metrics = names.apply_aliases(list(arguments.metrics), "metric", warnings)
+    dimensions = names.apply_aliases(list(arguments.dimensions), "dimension", warnings)
     meta = names.metadata(ctx, ctx.require_resource_id())
     unknown = names.unknown_names_error(metrics, dimensions, meta)
     if unknown is not None:
@@ -28,15 +26,14 @@ def check_compatibility(arguments: dict[str, Any], ctx: CallContext) -> Info:
     data = {"compatible": not clash, "incompatible": clash,
             "compatible_fields": [n for n in [*dimensions, *metrics] if n not in clash],
             "metrics": metrics, "dimensions": dimensions}
-    return Info(data=data, warnings=warnings, arguments={**arguments, "metrics": metrics, "dimensions": dimensions},
+    return Info(data=data, warnings=warnings, arguments={**arguments.given(), "metrics": metrics, "dimensions": dimensions},
                 source={"property": f"properties/{ctx.resource_id}", "api": "analyticsdata.v1beta.checkCompatibility"})
 
 
-def get_metadata(arguments: dict[str, Any], ctx: CallContext) -> Info:
+def get_metadata(arguments: MetadataArguments, ctx: CallContext) -> Info:
     """Dimensions and metrics of the property (custom included), filtered by ``query`` over names and descriptions."""
-    query = str(arguments.get("query") or "").strip().lower()
-    kind = arguments.get("kind", "all")  # the schema's enum (enforced by the core): all, dimensions or metrics
-    custom_only = bool(arguments.get("custom_only", False))
+    query = (arguments.query or "").strip().lower()
+    kind, custom_only = arguments.kind, arguments.custom_only
     meta = names.metadata(ctx, ctx.require_resource_id())
     words = query.split()
 
@@ -68,5 +65,5 @@ def get_metadata(arguments: dict[str, Any], ctx: CallContext) -> Info:
             data[key] = found[:MAX_RESULTS]
             if len(found) > MAX_RESULTS:
                 warnings.append(f"{len(found)} {key} match; showing {MAX_RESULTS}. Narrow the query.")
-    return Info(data=data, warnings=warnings, arguments={**arguments, "kind": kind},
+    return Info(data=data, warnings=warnings, arguments={**arguments.given(), "kind": kind},
                 source={"property": f"properties/{ctx.resource_id}", "api": "analyticsdata.v1beta.getMetadata"})

@@ -3,43 +3,34 @@
 from __future__ import annotations
 
 import datetime as dt
-from typing import Any
 
-from analytics_acp import CallContext, Extraction, InvalidArguments
+from analytics_acp import CallContext, Extraction
 
 from . import names
+from .arguments import RealtimeArguments
 from .clients import BadRequest, call, client, message_to_dict
 from .report import diagnose_bad_request
-from .request import dimension_filter, names_argument
+from .request import dimension_filter
 from .typing_map import converter, dimension_header, metric_header
 
 
-def _minutes(arguments: dict[str, Any], key: str, default: int) -> int:
-    value = arguments.get(key, default)
-    if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value <= 59:
-        raise InvalidArguments(f"'{key}' must be an integer between 0 and 59 (minutes ago).")
-    return value
-
-
-def run_realtime_report(arguments: dict[str, Any], ctx: CallContext) -> Extraction:
+def run_realtime_report(arguments: RealtimeArguments, ctx: CallContext) -> Extraction:
     """The run_realtime_report tool."""
     from google.analytics.data_v1beta import Dimension, Metric, MetricAggregation, MinuteRange, RunRealtimeReportRequest
 
     property_id = ctx.require_resource_id()
     warnings: list[str] = []
-    metrics = names.apply_aliases(names_argument(arguments, "metrics", required=True), "metric", warnings)
-    dimensions = names.apply_aliases(names_argument(arguments, "dimensions"), "dimension", warnings)
-    start, end = _minutes(arguments, "start_minutes_ago", 29), _minutes(arguments, "end_minutes_ago", 0)
-    if start < end:
-        raise InvalidArguments("start_minutes_ago must be >= end_minutes_ago (start is further in the past).")
-    limit = arguments.get("limit")
+    metrics = names.apply_aliases(list(arguments.metrics), "metric", warnings)
+    dimensions = names.apply_aliases(list(arguments.dimensions), "dimension", warnings)
+    start, end = arguments.start_minutes_ago, arguments.end_minutes_ago
+    limit = arguments.limit
     request = RunRealtimeReportRequest(
         property=f"properties/{property_id}", dimensions=[Dimension(name=d) for d in dimensions],
         metrics=[Metric(name=m) for m in metrics], minute_ranges=[MinuteRange(start_minutes_ago=start, end_minutes_ago=end)],
         metric_aggregations=[MetricAggregation.TOTAL], return_property_quota=True,
-        **({"limit": int(limit)} if isinstance(limit, int) and limit > 0 else {}),
+        **({"limit": limit} if limit else {}),
     )
-    flt = dimension_filter(arguments.get("dimension_filters"))
+    flt = dimension_filter(arguments.dimension_filters)
     if flt is not None:
         request.dimension_filter = flt
     try:
@@ -62,7 +53,7 @@ def run_realtime_report(arguments: dict[str, Any], ctx: CallContext) -> Extracti
                      + (f" Dimensions: {', '.join(dimensions)}." if dimensions else "")),
         title=f"GA4 {property_id} · realtime · last {start + 1} min", dates=[today], totals=totals,
         extra={"quota": quota} if quota else None, warnings=warnings,
-        arguments={**arguments, "metrics": metrics, "dimensions": dimensions, "start_minutes_ago": start, "end_minutes_ago": end},
+        arguments={**arguments.given(), "metrics": metrics, "dimensions": dimensions, "start_minutes_ago": start, "end_minutes_ago": end},
         source={"property": f"properties/{property_id}", "api": "analyticsdata.v1beta.runRealtimeReport",
                 "row_count": resp.row_count, **({"property_quota": quota} if quota else {})},
     )

@@ -10,8 +10,9 @@ from typing import Any
 from analytics_acp import CallContext, Extraction, Header, InvalidArguments, UpstreamError
 
 from . import names
+from .arguments import RunReportArguments
 from .clients import BadRequest, call, client, message_to_dict
-from .request import date_range, dimension_filter, metric_filter, names_argument, order_bys, window
+from .request import date_range, dimension_filter, metric_filter, order_bys, window
 from .typing_map import converter, dimension_header, metric_header
 
 # Rows asked per request. Google allows 250,000, but the REST client parses a page whole (JSON text, then
@@ -229,26 +230,22 @@ def _typed_totals(pb: Any, headers: list[Header], converters: list[Any]) -> list
     return out
 
 
-def run_report(arguments: dict[str, Any], ctx: CallContext) -> Extraction:
+def run_report(arguments: RunReportArguments, ctx: CallContext) -> Extraction:
     """The run_report tool."""
     property_id = ctx.require_resource_id()
     warnings: list[str] = []
-    metrics = names.apply_aliases(names_argument(arguments, "metrics", required=True), "metric", warnings)
-    dimensions = names.apply_aliases(names_argument(arguments, "dimensions"), "dimension", warnings)
-    start, end, s, e = window(arguments)
-    effective = {**arguments, "metrics": metrics, "dimensions": dimensions, "start_date": start, "end_date": end}
+    metrics = names.apply_aliases(list(arguments.metrics), "metric", warnings)
+    dimensions = names.apply_aliases(list(arguments.dimensions), "dimension", warnings)
+    start, end, s, e = window(arguments.start_date, arguments.end_date)
+    effective = {**arguments.given(), "metrics": metrics, "dimensions": dimensions, "start_date": start, "end_date": end}
     ranges = [date_range(start, end)]
     dates = [s, e]
-    compare = arguments.get("compare_start_date") or arguments.get("compare_end_date")
+    compare = arguments.compare_start_date  # the model refused one bound without the other
     if compare:
-        if not (arguments.get("compare_start_date") and arguments.get("compare_end_date")):
-            raise InvalidArguments("Give both compare_start_date and compare_end_date for a second date range.")
-        cstart, cend, cs, ce = window(arguments, "compare_")
+        cstart, cend, cs, ce = window(arguments.compare_start_date, arguments.compare_end_date, "compare_")
         ranges = [date_range(start, end, "current"), date_range(cstart, cend, "compare")]
         dates += [cs, ce]
-    limit = arguments.get("limit")
-    if limit is not None and (not isinstance(limit, int) or isinstance(limit, bool) or limit < 1):
-        raise InvalidArguments("'limit' must be a positive integer (rows to extract); leave it out for all rows.")
+    limit = arguments.limit
 
     def dim_alias(name: str) -> str:
         return names.apply_aliases([name], "dimension", warnings)[0]
@@ -258,10 +255,10 @@ def run_report(arguments: dict[str, Any], ctx: CallContext) -> Extraction:
 
     pager = ReportPager(
         ctx, property_id, metrics=metrics, dimensions=dimensions, ranges=ranges,
-        dim_filter=dimension_filter(arguments.get("dimension_filters"), dimension_aliases=dim_alias),
-        met_filter=metric_filter(arguments.get("metric_filters"), metric_aliases=met_alias),
-        orders=order_bys(arguments.get("order_bys"), metrics, dimensions), limit=limit,
-        keep_empty_rows=bool(arguments.get("keep_empty_rows", False)), currency_code=arguments.get("currency_code"),
+        dim_filter=dimension_filter(arguments.dimension_filters, dimension_aliases=dim_alias),
+        met_filter=metric_filter(arguments.metric_filters, metric_aliases=met_alias),
+        orders=order_bys(arguments.order_bys, metrics, dimensions), limit=limit,
+        keep_empty_rows=arguments.keep_empty_rows, currency_code=arguments.currency_code,
     )
     report = pager.start()
     warnings += report.warnings
@@ -279,7 +276,7 @@ def run_report(arguments: dict[str, Any], ctx: CallContext) -> Extraction:
 
     return Extraction(
         rows=pager.rows(), columns=report.columns, headers=report.headers,
-        description=describe(property_id, metrics, dimensions, arguments, compare=dates[2:] if compare else None),
+        description=describe(property_id, metrics, dimensions, effective, compare=dates[2:] if compare else None),
         title=f"GA4 {property_id} · {start}→{end}", dates=dates, totals=totals or None, extra=final_extra,
         warnings=warnings, arguments=effective, source=final_source,
     )
