@@ -11,8 +11,10 @@ import uuid
 from pathlib import Path
 
 import pytest
+from analytics_acp import NoArguments
 from analytics_acp.errors import CredentialsInvalid, CredentialsMissing, InvalidArguments
 from analytics_acp_browser import blocks, capture, screenshot
+from analytics_acp_browser.arguments import CaptureArguments, ScreenshotArguments
 from analytics_acp_browser.declaration import close_session
 from analytics_acp_browser.sessions import BROWSER, CRASH_WARNING, EVICTED_WARNING, POOL
 
@@ -38,7 +40,7 @@ def tables(result):
 
 async def test_multi_page_flow_fills_every_table(site, slow_home, make_ctx):
     ctx = make_ctx(resource_id=site.origin, conversation_id=conv())
-    result = await capture.run({"url": "/", "actions": FLOW}, ctx)
+    result = await capture.run(CaptureArguments.parse({"url": "/", "actions": FLOW}), ctx)
     t = tables(result)
     o = site.origin
 
@@ -136,9 +138,9 @@ async def test_multi_page_flow_fills_every_table(site, slow_home, make_ctx):
 
 async def test_conversation_keeps_state_across_calls(site, make_ctx, no_settle):
     key = conv()
-    first = await capture.run({"url": "/"}, make_ctx(resource_id=site.origin, conversation_id=key))
+    first = await capture.run(CaptureArguments.parse({"url": "/"}), make_ctx(resource_id=site.origin, conversation_id=key))
     assert first.manifest["session"] == "new"
-    second = await capture.run({"url": "/checkout"}, make_ctx(resource_id=site.origin, conversation_id=key))
+    second = await capture.run(CaptureArguments.parse({"url": "/checkout"}), make_ctx(resource_id=site.origin, conversation_id=key))
     assert second.manifest["session"] == "continued"
     assert [p["page_index"] for p in second.manifest["pages"]] == [1]  # page_index continues in the session
     ck = {c["name"]: c for c in tables(second)["cookies"]}
@@ -148,20 +150,20 @@ async def test_conversation_keeps_state_across_calls(site, make_ctx, no_settle):
     assert ("ls_key", "unchanged") in st  # localStorage survived from the first call
 
     # another conversation has its own, empty session
-    other = await capture.run({"url": "/checkout"}, make_ctx(resource_id=site.origin, conversation_id=conv()))
+    other = await capture.run(CaptureArguments.parse({"url": "/checkout"}), make_ctx(resource_id=site.origin, conversation_id=conv()))
     assert other.manifest["session"] == "new"
     assert {c["name"]: c["change"] for c in tables(other)["cookies"]}["js_cookie"] == "created"
 
     # session_id is the fallback key (5.2)
     sid = conv()
-    await capture.run({"url": "/"}, make_ctx(resource_id=site.origin, session_id=sid))
-    again = await capture.run({"url": "/"}, make_ctx(resource_id=site.origin, session_id=sid))
+    await capture.run(CaptureArguments.parse({"url": "/"}), make_ctx(resource_id=site.origin, session_id=sid))
+    again = await capture.run(CaptureArguments.parse({"url": "/"}), make_ctx(resource_id=site.origin, session_id=sid))
     assert again.manifest["session"] == "continued"
 
 
 async def test_no_key_means_a_fresh_session_per_call(site, make_ctx, no_settle):
     for _ in range(2):
-        result = await capture.run({"url": "/"}, make_ctx(resource_id=site.origin))
+        result = await capture.run(CaptureArguments.parse({"url": "/"}), make_ctx(resource_id=site.origin))
         assert result.manifest["session"] == "new" and "one-off" in result.manifest["note"]
         assert {c["name"]: c["change"] for c in tables(result)["cookies"]}["srv"] == "created"
 
@@ -170,28 +172,28 @@ async def test_rejected_urls(site, make_ctx):
     ctx = make_ctx(resource_id=site.origin, conversation_id=conv())
     for bad in ("javascript:alert(1)", "file:///etc/passwd", "data:text/html,hi", "chrome://version"):
         with pytest.raises(InvalidArguments, match="Only http and https"):
-            await capture.run({"url": bad}, ctx)
+            await capture.run(CaptureArguments.parse({"url": bad}), ctx)
         with pytest.raises(InvalidArguments, match="Only http and https"):
-            await capture.run({"url": "/", "actions": [{"action": "navigate", "url": bad}]}, ctx)
+            await capture.run(CaptureArguments.parse({"url": "/", "actions": [{"action": "navigate", "url": bad}]}), ctx)
         with pytest.raises(InvalidArguments):
-            await screenshot.run({"url": bad}, ctx)
+            await screenshot.run(ScreenshotArguments.parse({"url": bad}), ctx)
     with pytest.raises(InvalidArguments, match="not on the resource"):
-        await capture.run({"url": "https://other.test/"}, ctx)
-    with pytest.raises(InvalidArguments, match="unknown action"):
-        await capture.run({"url": "/", "actions": [{"action": "eval", "selector": "x"}]}, ctx)
-    with pytest.raises(InvalidArguments, match="wait_until"):
-        await capture.run({"url": "/", "wait_until": "never"}, ctx)
+        await capture.run(CaptureArguments.parse({"url": "https://other.test/"}), ctx)
+    with pytest.raises(InvalidArguments, match=r"^Invalid actions\.0\.action: must be one of"):  # the model's refusal
+        CaptureArguments.parse({"url": "/", "actions": [{"action": "eval", "selector": "x"}]})
+    with pytest.raises(InvalidArguments, match="^Invalid wait_until"):
+        CaptureArguments.parse({"url": "/", "wait_until": "never"})
 
 
 async def test_hits_are_answered_locally_unless_forward_hits(site, make_ctx):
     site.hits.clear()
-    local = await capture.run({"url": "/?fp=1"}, make_ctx(resource_id=site.origin, conversation_id=conv()))
+    local = await capture.run(CaptureArguments.parse({"url": "/?fp=1"}), make_ctx(resource_id=site.origin, conversation_id=conv()))
     hits = tables(local)["ga4_hits"]
     assert [h["en"] for h in hits] == ["page_view", "view_item", "scroll"]
     assert all(h["delivery"] == "answered_locally" and h["endpoint"] == site.origin + "/g/collect" for h in hits)
     assert site.hits == []  # the audit did not reach the (first-party) collect endpoint
 
-    forwarded = await capture.run({"url": "/?fp=1"}, make_ctx(resource_id=site.origin, conversation_id=conv(),
+    forwarded = await capture.run(CaptureArguments.parse({"url": "/?fp=1"}), make_ctx(resource_id=site.origin, conversation_id=conv(),
                                                              config={"forward_hits": True}))
     assert all(h["delivery"] == "forwarded" for h in tables(forwarded)["ga4_hits"])
     methods = sorted(h["method"] for h in site.hits)
@@ -201,37 +203,37 @@ async def test_hits_are_answered_locally_unless_forward_hits(site, make_ctx):
 
 
 async def test_host_rules(site, make_ctx):
-    blocked = await capture.run({"url": "/"}, make_ctx(resource_id=site.origin, conversation_id=conv(),
+    blocked = await capture.run(CaptureArguments.parse({"url": "/"}), make_ctx(resource_id=site.origin, conversation_id=conv(),
                                                       config={"blocked_hosts": "*.google-analytics.com"}))
     collects = [r for r in tables(blocked)["network"] if "/g/collect" in r["url"]]
     assert collects and all(r["blocked"] and r["disposition"] == "blocked_by_config" for r in collects)
     assert {h["delivery"] for h in tables(blocked)["ga4_hits"]} == {"blocked_by_config"}
     with pytest.raises(InvalidArguments, match="not allowed"):
-        await capture.run({"url": "/"}, make_ctx(resource_id=site.origin, config={"allowed_hosts": "*.example.com"}))
+        await capture.run(CaptureArguments.parse({"url": "/"}), make_ctx(resource_id=site.origin, config={"allowed_hosts": "*.example.com"}))
     with pytest.raises(InvalidArguments, match="not allowed"):
-        await capture.run({"url": "/"}, make_ctx(resource_id=site.origin, config={"blocked_hosts": "127.0.0.1"}))
+        await capture.run(CaptureArguments.parse({"url": "/"}), make_ctx(resource_id=site.origin, config={"blocked_hosts": "127.0.0.1"}))
 
 
 async def test_staging_credentials(site, make_ctx, no_settle):
     with pytest.raises(CredentialsMissing, match="HTTP authentication"):
-        await capture.run({"url": "/protected"}, make_ctx(resource_id=site.origin))
+        await capture.run(CaptureArguments.parse({"url": "/protected"}), make_ctx(resource_id=site.origin))
     with pytest.raises(CredentialsInvalid, match="refused") as refused:
-        await capture.run({"url": "/protected"}, make_ctx(resource_id=site.origin, credentials={
+        await capture.run(CaptureArguments.parse({"url": "/protected"}), make_ctx(resource_id=site.origin, credentials={
             "basic_username": "stage", "basic_password": "wrong-pw"}))
     assert "wrong-pw" not in refused.value.message  # the error names the problem, never the secret
     creds = {"basic_username": "stage", "basic_password": "s3cret-pw", "extra_cookies": "sessionid=abc123"}
-    ok = await capture.run({"url": "/protected"}, make_ctx(resource_id=site.origin, credentials=creds))
+    ok = await capture.run(CaptureArguments.parse({"url": "/protected"}), make_ctx(resource_id=site.origin, credentials=creds))
     page = ok.manifest["pages"][0]
     assert page["status"] == 200 and page["title"] == "Staging sessionid=abc123"
     assert "s3cret-pw" not in repr(ok.manifest)
     with pytest.raises(CredentialsInvalid):
-        await capture.run({"url": "/"}, make_ctx(resource_id=site.origin, credentials={"basic_username": "stage"}))
+        await capture.run(CaptureArguments.parse({"url": "/"}), make_ctx(resource_id=site.origin, credentials={"basic_username": "stage"}))
 
 
 async def test_failed_step_keeps_what_was_captured(site, make_ctx):
     ctx = make_ctx(resource_id=site.origin, conversation_id=conv(), config={"action_timeout_ms": 300})
-    result = await capture.run({"url": "/", "actions": [
-        {"action": "click", "selector": "#does-not-exist"}, {"action": "navigate", "url": "/checkout"}]}, ctx)
+    result = await capture.run(CaptureArguments.parse({"url": "/", "actions": [
+        {"action": "click", "selector": "#does-not-exist"}, {"action": "navigate", "url": "/checkout"}]}), ctx)
     steps = result.manifest["steps"]
     assert steps[0]["ok"] is False and "Timeout" in steps[0]["error"]
     assert steps[1] == {"step": 1, "action": "navigate", "url": site.origin + "/checkout", "ok": False, "skipped": True}
@@ -241,10 +243,10 @@ async def test_failed_step_keeps_what_was_captured(site, make_ctx):
 
 async def test_http_errors_and_redirects(site, make_ctx, no_settle):
     ctx = make_ctx(resource_id=site.origin)
-    missing = await capture.run({"url": "/missing"}, ctx)
+    missing = await capture.run(CaptureArguments.parse({"url": "/missing"}), ctx)
     assert missing.manifest["pages"][0]["status"] == 404
     assert any("answered HTTP 404" in w for w in ctx.warnings)
-    redirected = await capture.run({"url": "/redirect"}, make_ctx(resource_id=site.origin))
+    redirected = await capture.run(CaptureArguments.parse({"url": "/redirect"}), make_ctx(resource_id=site.origin))
     page = redirected.manifest["pages"][0]
     assert (page["url"], page["final_url"], page["status"]) == (site.origin + "/redirect", site.origin + "/product", 200)
 
@@ -253,21 +255,21 @@ async def test_screenshot_and_close_session(site, make_ctx, no_settle, tmp_path)
     key = conv()
     ctx = make_ctx(tool="screenshot", conversation_id=key)
     with pytest.raises(InvalidArguments, match="No page is open"):
-        await screenshot.run({}, ctx)
-    await capture.run({"url": "/product"}, make_ctx(resource_id=site.origin, conversation_id=key))
-    shot = await screenshot.run({"full_page": True}, ctx)
+        await screenshot.run(ScreenshotArguments.parse({}), ctx)
+    await capture.run(CaptureArguments.parse({"url": "/product"}), make_ctx(resource_id=site.origin, conversation_id=key))
+    shot = await screenshot.run(ScreenshotArguments.parse({"full_page": True}), ctx)
     path = Path(shot.data["screenshot_path"])
     assert path.is_absolute() and path.parent == tmp_path.resolve() and path.suffix == ".png"
     assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and shot.data["bytes"] == path.stat().st_size
     assert shot.data["url"] == site.origin + "/product" and shot.data["title"] == "Product"
     assert not [p for p in tmp_path.iterdir() if p.name.endswith(".part")]  # atomic write left no temp file
-    by_url = await screenshot.run({"url": site.origin + "/checkout"}, make_ctx(tool="screenshot"))
+    by_url = await screenshot.run(ScreenshotArguments.parse({"url": site.origin + "/checkout"}), make_ctx(tool="screenshot"))
     assert Path(by_url.data["screenshot_path"]).exists() and by_url.data["title"] == "Checkout"
 
-    closed = await close_session({}, make_ctx(tool="close_session", conversation_id=key))
+    closed = await close_session(NoArguments(), make_ctx(tool="close_session", conversation_id=key))
     assert closed.data["closed"] is True and closed.data["pages_visited"] == 1
-    assert (await close_session({}, make_ctx(tool="close_session", conversation_id=key))).data["closed"] is False
-    after = await capture.run({"url": "/"}, make_ctx(resource_id=site.origin, conversation_id=key))
+    assert (await close_session(NoArguments(), make_ctx(tool="close_session", conversation_id=key))).data["closed"] is False
+    after = await capture.run(CaptureArguments.parse({"url": "/"}), make_ctx(resource_id=site.origin, conversation_id=key))
     assert after.manifest["session"] == "new"
 
 
@@ -275,15 +277,15 @@ async def test_idle_timeout_and_session_cap(site, make_ctx, no_settle):
     config = {"max_sessions": 2}
     keys = [conv() for _ in range(3)]
     for key in keys:
-        await capture.run({"url": "/"}, make_ctx(resource_id=site.origin, conversation_id=key, config=config))
+        await capture.run(CaptureArguments.parse({"url": "/"}), make_ctx(resource_id=site.origin, conversation_id=key, config=config))
     assert keys[0] not in POOL.sessions and keys[1] in POOL.sessions and keys[2] in POOL.sessions
     ctx = make_ctx(resource_id=site.origin, conversation_id=keys[0], config=config)
-    again = await capture.run({"url": "/"}, ctx)
+    again = await capture.run(CaptureArguments.parse({"url": "/"}), ctx)
     assert again.manifest["session"] == "new" and EVICTED_WARNING in ctx.warnings
 
     assert await BROWSER.run(POOL.reap, 0) >= 1  # everything is idle for more than 0 s
     ctx = make_ctx(resource_id=site.origin, conversation_id=keys[2])
-    assert (await capture.run({"url": "/"}, ctx)).manifest["session"] == "new"
+    assert (await capture.run(CaptureArguments.parse({"url": "/"}), ctx)).manifest["session"] == "new"
     assert EVICTED_WARNING in ctx.warnings
 
 
@@ -303,7 +305,7 @@ def _browser_pids(marker: str) -> list[int]:
 
 async def test_crashed_browser_is_restarted_with_a_warning(site, make_ctx, no_settle):
     key = conv()
-    await capture.run({"url": "/"}, make_ctx(resource_id=site.origin, conversation_id=key))
+    await capture.run(CaptureArguments.parse({"url": "/"}), make_ctx(resource_id=site.origin, conversation_id=key))
     pids = _browser_pids(POOL.marker)
     assert pids
     for pid in pids:
@@ -316,11 +318,11 @@ async def test_crashed_browser_is_restarted_with_a_warning(site, make_ctx, no_se
             break
         await asyncio.sleep(0.05)
     ctx = make_ctx(resource_id=site.origin, conversation_id=key)
-    result = await capture.run({"url": "/"}, ctx)
+    result = await capture.run(CaptureArguments.parse({"url": "/"}), ctx)
     assert CRASH_WARNING in ctx.warnings
     assert result.manifest["session"] == "new" and result.manifest["pages"][0]["status"] == 200
     ctx2 = make_ctx(resource_id=site.origin, conversation_id=key)
-    await capture.run({"url": "/"}, ctx2)
+    await capture.run(CaptureArguments.parse({"url": "/"}), ctx2)
     assert CRASH_WARNING not in ctx2.warnings
 
 
@@ -346,12 +348,12 @@ async def test_capture_reports_each_step_and_stops_between_steps_when_cancelled(
 
     ctx = make_ctx(resource_id=site.origin, conversation_id=conv())
     ctx.signals = steps = RecordingSignals()
-    await capture.run({"url": "/", "actions": FLOW}, ctx)
+    await capture.run(CaptureArguments.parse({"url": "/", "actions": FLOW}), ctx)
     assert [s[:2] for s in steps.seen] == [(k, len(FLOW) + 1) for k in range(1, len(FLOW) + 2)]
     ctx = make_ctx(resource_id=site.origin, conversation_id=conv())
     ctx.signals = stopped = RecordingSignals(cancel_after=2)
     with pytest.raises(UpstreamError, match="cancelled"):
-        await capture.run({"url": "/", "actions": FLOW}, ctx)
+        await capture.run(CaptureArguments.parse({"url": "/", "actions": FLOW}), ctx)
     assert [s[0] for s in stopped.seen] == [1, 2]  # the page and the first step, nothing after the cancel
 
 
@@ -363,7 +365,7 @@ async def test_a_cancel_closes_the_page_and_context_of_the_running_capture(site,
     from analytics_acp.kit import RecordingSignals
 
     key = conv()
-    await capture.run({"url": "/"}, make_ctx(resource_id=site.origin, conversation_id=key))
+    await capture.run(CaptureArguments.parse({"url": "/"}), make_ctx(resource_id=site.origin, conversation_id=key))
     session = POOL.sessions[key]
     ctx = make_ctx(resource_id=site.origin, conversation_id=key)
     ctx.signals = signals = RecordingSignals()
@@ -373,7 +375,7 @@ async def test_a_cancel_closes_the_page_and_context_of_the_running_capture(site,
 
     async def call() -> None:
         try:
-            await capture.run({"url": "/", "actions": [{"action": "navigate", "url": "/hang"}]}, ctx)
+            await capture.run(CaptureArguments.parse({"url": "/", "actions": [{"action": "navigate", "url": "/hang"}]}), ctx)
         except BaseException as exc:
             outcome.append(exc)
 
@@ -391,5 +393,5 @@ async def test_a_cancel_closes_the_page_and_context_of_the_running_capture(site,
         return session.page.is_closed()
 
     assert session.closed and await BROWSER.run(page_closed) and key not in POOL.sessions
-    again = await capture.run({"url": "/"}, make_ctx(resource_id=site.origin, conversation_id=key))
+    again = await capture.run(CaptureArguments.parse({"url": "/"}), make_ctx(resource_id=site.origin, conversation_id=key))
     assert again.manifest["session"] == "new" and POOL.sessions[key] is not session

@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 from analytics_acp.errors import UpstreamError
 from analytics_acp_browser import capture, screenshot
+from analytics_acp_browser.arguments import CaptureArguments, ScreenshotArguments
 from analytics_acp_browser.sessions import BROWSER, CHANGED_WARNING, EVICTED_WARNING, POOL
 
 pytestmark = pytest.mark.browser
@@ -44,7 +45,7 @@ async def test_press_scroll_wait_and_wait_until(site, make_ctx):
         {"action": "press", "selector": "#q", "key": "Enter"},
     ]
     ctx = make_ctx(resource_id=site.origin, conversation_id=key)
-    result = await capture.run({"url": "/form", "wait_until": "domcontentloaded", "actions": steps}, ctx)
+    result = await capture.run(CaptureArguments.parse({"url": "/form", "wait_until": "domcontentloaded", "actions": steps}), ctx)
     assert all(s["ok"] for s in result.manifest["steps"]) and len(result.manifest["steps"]) == len(steps)
     keys = [d["payload"] for d in tables(result)["datalayer"] if d["event"] == "key"]
     assert [(k["key"], k["target"]) for k in keys] == [("Shift", "page")] * 3 + [("Enter", "q")]
@@ -56,7 +57,7 @@ async def test_press_scroll_wait_and_wait_until(site, make_ctx):
     assert perf["cls"] > 0  # the late banner pushed the content down
 
     # networkidle is handed to Playwright as well; the session continues
-    again = await capture.run({"url": "/product", "wait_until": "networkidle"},
+    again = await capture.run(CaptureArguments.parse({"url": "/product", "wait_until": "networkidle"}),
                               make_ctx(resource_id=site.origin, conversation_id=key))
     assert again.manifest["session"] == "continued" and again.manifest["pages"][0]["title"] == "Product"
 
@@ -64,19 +65,19 @@ async def test_press_scroll_wait_and_wait_until(site, make_ctx):
 async def test_context_options_reach_the_browser(site, make_ctx, no_settle):
     key = conv()
     config = {"user_agent": "AcpAudit/1.0 (test)", "locale": "es-ES", "viewport_width": 800, "viewport_height": 600}
-    result = await capture.run({"url": "/whoami"}, make_ctx(resource_id=site.origin, conversation_id=key, config=config))
+    result = await capture.run(CaptureArguments.parse({"url": "/whoami"}), make_ctx(resource_id=site.origin, conversation_id=key, config=config))
     assert result.manifest["pages"][0]["title"].startswith("UA=AcpAudit/1.0 (test)|LANG=es-ES")
 
-    shot = await screenshot.run({}, make_ctx(tool="screenshot", conversation_id=key, config=config))
+    shot = await screenshot.run(ScreenshotArguments.parse({}), make_ctx(tool="screenshot", conversation_id=key, config=config))
     assert png_size(shot.data["screenshot_path"]) == (800, 600) and shot.data["full_page"] is False
-    full = await screenshot.run({"url": site.origin + "/form", "full_page": True},
+    full = await screenshot.run(ScreenshotArguments.parse({"url": site.origin + "/form", "full_page": True}),
                                 make_ctx(tool="screenshot", conversation_id=key, config=config))
     width, height = png_size(full.data["screenshot_path"])
     assert width == 800 and height > 5000  # the whole scrollable page, not the viewport
 
     # other context options in the same conversation: a new session, said in a warning
     ctx = make_ctx(resource_id=site.origin, conversation_id=key, config={**config, "locale": "fr-FR"})
-    changed = await capture.run({"url": "/whoami"}, ctx)
+    changed = await capture.run(CaptureArguments.parse({"url": "/whoami"}), ctx)
     assert changed.manifest["session"] == "new" and CHANGED_WARNING in ctx.warnings
     assert "|LANG=fr-FR" in changed.manifest["pages"][0]["title"]
 
@@ -84,29 +85,29 @@ async def test_context_options_reach_the_browser(site, make_ctx, no_settle):
 async def test_idle_timeout_comes_from_config(site, make_ctx, no_settle):
     key = conv()
     config = {"idle_timeout_s": 10}
-    await capture.run({"url": "/"}, make_ctx(resource_id=site.origin, conversation_id=key, config=config))
+    await capture.run(CaptureArguments.parse({"url": "/"}), make_ctx(resource_id=site.origin, conversation_id=key, config=config))
 
     async def age() -> None:  # pretend the last call was a minute ago instead of sleeping
         POOL.sessions[key].last_used = time.monotonic() - 60
 
     await BROWSER.run(age)
     ctx = make_ctx(resource_id=site.origin, conversation_id=key, config=config)
-    result = await capture.run({"url": "/"}, ctx)
+    result = await capture.run(CaptureArguments.parse({"url": "/"}), ctx)
     assert result.manifest["session"] == "new" and EVICTED_WARNING in ctx.warnings
 
     # the same age with the default timeout (900 s) keeps the session
     await BROWSER.run(age)
     ctx = make_ctx(resource_id=site.origin, conversation_id=key)
-    assert (await capture.run({"url": "/"}, ctx)).manifest["session"] == "continued"
+    assert (await capture.run(CaptureArguments.parse({"url": "/"}), ctx)).manifest["session"] == "continued"
     assert EVICTED_WARNING not in ctx.warnings
 
 
 async def test_wrong_browser_executable_is_clear_and_spares_other_sessions(site, make_ctx, no_settle):
     kept = conv()
-    await capture.run({"url": "/"}, make_ctx(resource_id=site.origin, conversation_id=kept))
+    await capture.run(CaptureArguments.parse({"url": "/"}), make_ctx(resource_id=site.origin, conversation_id=kept))
     with pytest.raises(UpstreamError, match="No browser found at /nonexistent/chromium"):
-        await capture.run({"url": "/"}, make_ctx(resource_id=site.origin, conversation_id=conv(),
+        await capture.run(CaptureArguments.parse({"url": "/"}), make_ctx(resource_id=site.origin, conversation_id=conv(),
                                                  config={"browser_executable": "/nonexistent/chromium"}))
     ctx = make_ctx(resource_id=site.origin, conversation_id=kept)
-    assert (await capture.run({"url": "/"}, ctx)).manifest["session"] == "continued"
+    assert (await capture.run(CaptureArguments.parse({"url": "/"}), ctx)).manifest["session"] == "continued"
     assert ctx.warnings == []

@@ -4,6 +4,7 @@ robots/sitemap parsing, tag detection and cookie/storage diffs. No browser neede
 import pytest
 from analytics_acp.errors import CredentialsInvalid, InvalidArguments
 from analytics_acp_browser import actions, blocks, cookies, storage, tags
+from analytics_acp_browser.arguments import CaptureArguments
 from analytics_acp_browser.settings import Access, Settings
 from analytics_acp_browser.urls import HostPolicy, normalize_resource_id, registrable_domain, resolve
 
@@ -69,30 +70,38 @@ def test_registrable_domain():
 
 
 def test_actions_validation():
-    steps = actions.parse([
+    """Each step is checked by the argument model (issue 38.1): refused before the browser starts."""
+    steps = actions.steps_of(CaptureArguments.parse({"actions": [
         {"action": "click", "selector": "#buy"},
         {"action": "fill", "selector": "#q", "value": "shoes"},
         {"action": "press", "key": "Enter"},
         {"action": "scroll", "to": "bottom"},
         {"action": "wait_for", "ms": 200},
         {"action": "navigate", "url": "/cart"},
-    ])
+    ]}).actions)
     assert [s.action for s in steps] == ["click", "fill", "press", "scroll", "wait_for", "navigate"]
+    assert steps[1].fields == {"selector": "#q", "value": "shoes"}
     bad = [
-        ([{"action": "hover", "selector": "a"}], "unknown action"),
-        ([{"action": "click"}], "needs selector"),
-        ([{"action": "fill", "selector": "#q"}], "needs value"),
-        ([{"action": "click", "selector": "#a", "js": "alert(1)"}], "does not take js"),
-        ([{"action": "wait_for", "ms": 60000}], "between 0 and 30000"),
+        ([{"action": "hover", "selector": "a"}], r"^Invalid actions\.0\.action: must be one of click, fill, press"),
+        ([{"action": "click"}], r"^Invalid actions\.0: click needs selector\."),
+        ([{"action": "fill", "selector": "#q"}], "fill needs value"),
+        ([{"action": "click", "selector": "#a", "value": "x"}], "click does not take value"),
+        ([{"action": "click", "selector": "#a", "js": "alert(1)"}], r"^Invalid actions\.0: unknown key js\. Accepted: action, selector"),
+        ([{"action": "click", "selector": "  "}], "selector is empty"),
+        ([{"action": "wait_for", "ms": 60000}], r"^Invalid actions\.0\.ms: must be at most 30000\."),
         ([{"action": "wait_for"}], "either selector or ms"),
-        ([{"action": "scroll", "to": "left"}], "top"),
+        ([{"action": "wait_for", "ms": 5, "state": "visible"}], "state only applies to wait_for selector"),
+        ([{"action": "scroll", "to": "left"}], r"^Invalid actions\.0\.to: must be one of top, bottom\."),
         ([{"action": "scroll", "to": "top", "y": 3}], "exactly one"),
-        ("click", "must be a list"),
-        ([{"action": "click", "selector": "#a"}] * 51, "at most 50"),
+        ([{"action": "scroll", "y": True}], r"^Invalid actions\.0\.y: must be of type integer\."),
+        ("click", r"^Invalid actions: must be of type array\."),
+        ([{"action": "click", "selector": "#a"}] * 51, r"^Invalid actions: must have at most 50 item\(s\)\."),
     ]
     for raw, message in bad:
         with pytest.raises(InvalidArguments, match=message):
-            actions.parse(raw)
+            CaptureArguments.parse({"actions": raw})
+    with pytest.raises(InvalidArguments, match=r"^Invalid wait_until: must be one of load, domcontentloaded"):
+        CaptureArguments.parse({"wait_until": "idle"})
 
 
 def test_settings_defaults_and_credentials():

@@ -1,11 +1,11 @@
-"""The ``actions`` argument of ``capture``: an ordered list of simple steps, validated up front.
+"""The steps of ``capture``, run in order on the page.
 
 Each step is an object with ``action`` and its fields:
 ``click {selector}``, ``fill {selector, value}``, ``press {key, selector?}``,
 ``scroll {to: "bottom"|"top"} | {y}`` or ``{selector}`` (into view),
 ``wait_for {selector} | {ms}`` (at most 30000 ms) and ``navigate {url}``.
-Invalid steps are refused before the browser starts (ACP_INVALID_ARGUMENTS), so a bad
-step never leaves a half-run flow.
+The argument model (``arguments.Action``) refuses an invalid step before the browser starts
+(ACP_INVALID_ARGUMENTS), so a bad step never leaves a half-run flow.
 """
 
 from __future__ import annotations
@@ -15,40 +15,7 @@ from typing import Any
 
 from analytics_acp.errors import InvalidArguments
 
-MAX_ACTIONS = 50
-MAX_WAIT_MS = 30000
-FIELDS = {
-    "click": ({"selector"}, set()),
-    "fill": ({"selector", "value"}, set()),
-    "press": ({"key"}, {"selector"}),
-    "scroll": (set(), {"to", "y", "selector"}),
-    "wait_for": (set(), {"selector", "ms", "state"}),
-    "navigate": ({"url"}, set()),
-}
-
-SCHEMA: dict[str, Any] = {
-    "type": "array",
-    "maxItems": MAX_ACTIONS,
-    "description": (
-        "In order, after load: click {selector}; fill {selector, value}; press {key, selector?}; scroll {to} or {y} "
-        "or {selector}; wait_for {selector, state?} or {ms}; navigate {url}. Playwright selectors."
-    ),
-    "items": {
-        "type": "object",
-        "properties": {
-            "action": {"type": "string", "enum": list(FIELDS)},
-            "selector": {"type": "string"},
-            "value": {"type": "string"},
-            "key": {"type": "string"},
-            "to": {"type": "string", "enum": ["top", "bottom"]},
-            "y": {"type": "integer"},
-            "ms": {"type": "integer", "minimum": 0, "maximum": MAX_WAIT_MS},
-            "state": {"type": "string", "enum": ["attached", "detached", "visible", "hidden"]},
-            "url": {"type": "string"},
-        },
-        "required": ["action"],
-    },
-}
+from .arguments import Action
 
 
 @dataclass
@@ -63,55 +30,9 @@ class Step:
         return {"action": self.action, **self.fields}
 
 
-def parse(raw: Any) -> list[Step]:
-    """Validate the ``actions`` argument; raise ACP_INVALID_ARGUMENTS naming the bad step."""
-    if raw is None:
-        return []
-    if not isinstance(raw, list):
-        raise InvalidArguments("actions must be a list of steps such as [{\"action\": \"click\", \"selector\": \"#buy\"}].")
-    if len(raw) > MAX_ACTIONS:
-        raise InvalidArguments(f"actions has {len(raw)} steps; at most {MAX_ACTIONS} are allowed. Split the flow into several captures.")
-    steps = []
-    for index, item in enumerate(raw):
-        where = f"actions[{index}]"
-        if not isinstance(item, dict) or not isinstance(item.get("action"), str):
-            raise InvalidArguments(f"{where} must be an object with an 'action' ({', '.join(FIELDS)}).")
-        action = item["action"]
-        if action not in FIELDS:
-            raise InvalidArguments(f"{where}: unknown action {action!r}. Valid actions: {', '.join(FIELDS)}.")
-        required, optional = FIELDS[action]
-        fields = {k: v for k, v in item.items() if k != "action"}
-        missing = sorted(required - fields.keys())
-        if missing:
-            raise InvalidArguments(f"{where} ({action}) needs {', '.join(missing)}.")
-        extra = sorted(fields.keys() - required - optional)
-        if extra:
-            raise InvalidArguments(f"{where} ({action}) does not take {', '.join(extra)}.")
-        for key in ("selector", "value", "key", "url"):
-            if key in fields and not isinstance(fields[key], str):
-                raise InvalidArguments(f"{where}: {key} must be a string.")
-            if key in ("selector", "key", "url") and key in fields and not fields[key].strip():
-                raise InvalidArguments(f"{where}: {key} is empty.")
-        if action == "scroll":
-            if len(fields) != 1:
-                raise InvalidArguments(f"{where} (scroll) takes exactly one of to, y or selector.")
-            if "to" in fields and fields["to"] not in ("top", "bottom"):
-                raise InvalidArguments(f"{where}: scroll to must be 'top' or 'bottom'.")
-            if "y" in fields and (not isinstance(fields["y"], int) or isinstance(fields["y"], bool)):
-                raise InvalidArguments(f"{where}: scroll y must be an integer number of pixels.")
-        if action == "wait_for":
-            if ("selector" in fields) == ("ms" in fields):
-                raise InvalidArguments(f"{where} (wait_for) takes either selector or ms.")
-            if "ms" in fields:
-                ms = fields["ms"]
-                if not isinstance(ms, int) or isinstance(ms, bool) or not 0 <= ms <= MAX_WAIT_MS:
-                    raise InvalidArguments(f"{where}: ms must be an integer between 0 and {MAX_WAIT_MS}.")
-            if "state" in fields and "selector" not in fields:
-                raise InvalidArguments(f"{where}: state only applies to wait_for selector.")
-            if "state" in fields and fields["state"] not in ("attached", "detached", "visible", "hidden"):
-                raise InvalidArguments(f"{where}: state must be attached, detached, visible or hidden.")
-        steps.append(Step(action, fields))
-    return steps
+def steps_of(actions: list[Action]) -> list[Step]:
+    """The parsed ``actions`` argument (each step checked by ``arguments.Action``) as the steps to run."""
+    return [Step(a.action, a.fields()) for a in actions]
 
 
 async def run_step(page: Any, step: Step, timeout_ms: int) -> None:

@@ -20,26 +20,11 @@ from analytics_acp.errors import (
 from analytics_acp.signals import CallSignals
 
 from . import actions, catalog, cookies, performance, seo, storage, tags
+from .arguments import CaptureArguments
 from .recorder import Recorder
 from .sessions import BROWSER, POOL, Session
 from .settings import Access, Settings
 from .urls import HostPolicy, host_of, origin_of, resolve
-
-WAIT_UNTIL = ["load", "domcontentloaded", "networkidle", "commit"]
-
-INPUT_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "properties": {
-        "url": {
-            "type": "string",
-            "description": "An http(s) URL on the resource_id origin, or a path. Default: the home page.",
-            "x-acp-url": ["^https?://"],
-        },
-        "actions": actions.SCHEMA,
-        "wait_until": {"type": "string", "enum": WAIT_UNTIL, "default": "load",
-                       "description": "When the page counts as loaded."},
-    },
-}
 
 SNAPSHOT_JS = (
     "() => ({seo: (" + seo.COLLECT_JS + ")(), perf: (" + performance.COLLECT_JS + ")(), storage: ("
@@ -48,10 +33,11 @@ SNAPSHOT_JS = (
 )
 
 
-def plan(arguments: dict[str, Any], ctx: CallContext, settings: Settings) -> tuple[str, list[actions.Step], str]:
-    """Validate everything before the browser starts: start URL, steps, wait_until."""
+def plan(arguments: CaptureArguments, ctx: CallContext, settings: Settings) -> tuple[str, list[actions.Step], str]:
+    """Check what the model cannot know before the browser starts: the start URL and navigate steps against the
+    host policy and the resource's origin (the steps themselves were checked by the argument model)."""
     base = ctx.resource_id
-    start = resolve(arguments.get("url"), base)
+    start = resolve(arguments.url, base)
     policy = settings.hosts
     policy.check_page(start)
     if base and origin_of(start) != base:
@@ -59,17 +45,14 @@ def plan(arguments: dict[str, Any], ctx: CallContext, settings: Settings) -> tup
             f"url {start} is not on the resource {base}. Pass resource_id {origin_of(start)} to audit that site "
             "(navigate actions may still leave the origin)."
         )
-    steps = actions.parse(arguments.get("actions"))
+    steps = actions.steps_of(arguments.actions)
     for step in steps:
         if step.action == "navigate":
             step.fields["url"] = policy.check_page(resolve(step.fields["url"], start))
-    wait_until = arguments.get("wait_until") or "load"
-    if wait_until not in WAIT_UNTIL:
-        raise InvalidArguments(f"wait_until must be one of {', '.join(WAIT_UNTIL)}.")
-    return start, steps, wait_until
+    return start, steps, arguments.wait_until
 
 
-async def run(arguments: dict[str, Any], ctx: CallContext) -> MultiExtraction:
+async def run(arguments: CaptureArguments, ctx: CallContext) -> MultiExtraction:
     """Tool entry point (async; the browser work runs on the browser thread)."""
     settings = Settings.from_config(ctx.config)
     access = Access.from_credentials(ctx.credentials)

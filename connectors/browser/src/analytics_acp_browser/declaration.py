@@ -6,9 +6,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from analytics_acp import BlockSpec, CallContext, ConnectorInfo, Defaults, Info, ResourceIdSpec, ToolSpec
+from analytics_acp import BlockSpec, CallContext, ConnectorInfo, Defaults, Info, NoArguments, ResourceIdSpec, ToolSpec
 
 from . import blocks, capture, catalog, screenshot, settings
+from .arguments import CaptureArguments, ScreenshotArguments
 from .sessions import BROWSER, POOL
 
 VERSION = "0.1.0"
@@ -48,7 +49,7 @@ def info() -> ConnectorInfo:
     )
 
 
-async def close_session(arguments: dict[str, Any], ctx: CallContext) -> Info:
+async def close_session(arguments: NoArguments, ctx: CallContext) -> Info:
     """Close this conversation's browser session (cookies, storage and the open tab are discarded)."""
     key = ctx.state_key
     if key is None:
@@ -76,7 +77,7 @@ def tool_specs() -> list[ToolSpec]:
                 "session), run actions and extract the tables asked for, with a manifest of pages and steps."
             ),
             run=capture.run,
-            input_schema=capture.INPUT_SCHEMA,
+            arguments=CaptureArguments,
             kind="extraction",
             multitable=True,
             needs_credentials=False,
@@ -87,7 +88,7 @@ def tool_specs() -> list[ToolSpec]:
             title="Screenshot",
             description="PNG screenshot of the page this conversation's session has open, or of url. Returns screenshot_path; the host shows the image.",
             run=screenshot.run,
-            input_schema=screenshot.INPUT_SCHEMA,
+            arguments=ScreenshotArguments,
             kind="info",
             needs_resource=False,
             needs_credentials=False,
@@ -97,7 +98,6 @@ def tool_specs() -> list[ToolSpec]:
             title="Close the browser session",
             description="Close this conversation's browser session; the next capture starts with no cookies or storage.",
             run=close_session,
-            input_schema={"type": "object", "properties": {}},
             kind="info",
             needs_resource=False,
             needs_credentials=False,

@@ -7,27 +7,14 @@ import os
 import tempfile
 import uuid
 from pathlib import Path
-from typing import Any
 
 from analytics_acp import CallContext, Info
 from analytics_acp.errors import InvalidArguments
 
+from .arguments import ScreenshotArguments
 from .sessions import BROWSER, POOL
 from .settings import Access, Settings
 from .urls import resolve
-
-INPUT_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "properties": {
-        "url": {
-            "type": "string",
-            "description": "Page to open first (absolute http(s) URL, or a path relative to the current page). "
-                           "Empty: the page the last capture of this conversation left open.",
-            "x-acp-url": ["^https?://"],
-        },
-        "full_page": {"type": "boolean", "default": False, "description": "Whole scrollable page instead of the viewport."},
-    },
-}
 
 
 def output_dir(ctx: CallContext) -> Path:
@@ -53,12 +40,12 @@ def write_atomic(directory: Path, data: bytes, suffix: str = ".png") -> Path:
     return final.resolve()
 
 
-async def run(arguments: dict[str, Any], ctx: CallContext) -> Info:
+async def run(arguments: ScreenshotArguments, ctx: CallContext) -> Info:
     """Tool entry point."""
     settings = Settings.from_config(ctx.config)
     access = Access.from_credentials(ctx.credentials)
-    full_page = bool(arguments.get("full_page", False))
-    url = arguments.get("url")
+    full_page = arguments.full_page
+    url = arguments.url
     key = ctx.state_key
     if url in (None, "") and key is None:
         raise InvalidArguments("No conversation id was sent, so there is no open page; pass url to take a screenshot.")
