@@ -17,6 +17,7 @@ EXPECTED = [
     "pyproject.toml",
     "skills/shop-stats-basics/SKILL.md",
     "src/analytics_acp_shop_stats/__init__.py",
+    "src/analytics_acp_shop_stats/arguments.py",
     "src/analytics_acp_shop_stats/blocks.py",
     "src/analytics_acp_shop_stats/constants.py",
     "src/analytics_acp_shop_stats/declaration.py",
@@ -78,14 +79,16 @@ def test_new_writes_a_connector_that_passes_its_tests_and_the_kit(repo, tmp_path
     run = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(folder / "tests")],
                          cwd=folder, env=env, capture_output=True, text=True, timeout=600)
     assert run.returncode == 0, run.stdout[-4000:] + run.stderr[-2000:]
-    assert "3 passed" in run.stdout
-    # Issue 27.6: declared once with lazy references: loading the connector imports neither tools.py nor blocks.py.
+    assert "4 passed" in run.stdout
+    # Issue 27.6: declared once with lazy references: loading the connector imports neither tools.py nor blocks.py
+    # (only the argument models, issue 38.1).
     declaration = (folder / "src/analytics_acp_shop_stats/declaration.py").read_text()
     assert 'run=lazy("analytics_acp_shop_stats.tools:daily_values")' in declaration
     probe = ("import sys\nfrom analytics_acp.plugins import load_connector\nloaded = load_connector('shop_stats')\n"
              "print(sorted(m for m in sys.modules if m.startswith('analytics_acp_shop_stats')), sorted(loaded.tools))")
     loaded = subprocess.run([sys.executable, "-c", probe], env=env, capture_output=True, text=True, timeout=120)
-    assert loaded.stdout.split("] [")[0] == "['analytics_acp_shop_stats', 'analytics_acp_shop_stats.constants', " \
+    assert loaded.stdout.split("] [")[0] == "['analytics_acp_shop_stats', 'analytics_acp_shop_stats.arguments', " \
+        "'analytics_acp_shop_stats.constants', " \
         "'analytics_acp_shop_stats.declaration', 'analytics_acp_shop_stats.plugin', 'analytics_acp_shop_stats.resources'", \
         loaded.stdout + loaded.stderr[-2000:]
 

@@ -18,10 +18,11 @@ from googlefakes.netfaults import FAULTS, Fault, Proxy, autocontext, proxy_env, 
 @pytest.mark.parametrize("kind", FAULTS)
 def test_execute_and_validate_unreachable_are_typed_and_name_the_host(kind, ctx_for):
     with Fault(kind) as fault:
-        for tool, run in (("execute_query", run_execute_query), ("validate_query", run_validate_query)):
+        for tool, run, model in (("execute_query", run_execute_query, QueryArguments),
+                                 ("validate_query", run_validate_query, ValidateQueryArguments)):
             ctx = ctx_for(tool, config={"api_endpoint": fault.url}, cost_limit_usd=1)
             with pytest.raises(UpstreamError) as err:
-                run({"query": SQL_WEEK}, ctx)
+                run(model.parse({"query": SQL_WEEK}), ctx)
             assert fault.host in err.value.message and fault.phrase in err.value.message
             assert "key" not in err.value.message.lower()
         assert fault.accepted <= 2  # one cut request per tool call

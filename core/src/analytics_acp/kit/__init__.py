@@ -41,8 +41,9 @@ sample_calls=None, env=None, cwd=None, host_tables=None, package_dir=None, serve
     the table (``format_table``).
 ``make_ctx(connector_id, tool, *, tables=None, host_tables=None, credentials=None, config=None,
 resource_id=None, tmp_dir=None, **fields) -> CallContext``: a ready context for unit tests that call a
-    tool's ``run(arguments, ctx)`` directly; ``tables`` (dict ref -> ``HostTable``, or a ``FakeHost``)
-    answers ``ctx.read_table`` and records ``ctx.table_reader.requests``.
+    tool's ``run(MyArguments.parse({...}), ctx)`` directly (``parse``: the tool's argument model, exactly as the
+    core parses); ``tables`` (dict ref -> ``HostTable``, or a ``FakeHost``) answers ``ctx.read_table`` and records
+    ``ctx.table_reader.requests``.
 """
 
 from .checklist import arun_checklist, run_checklist

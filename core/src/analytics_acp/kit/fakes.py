@@ -1,5 +1,8 @@
 """A ready ``CallContext`` for connector unit tests: call a tool's ``run`` directly, no server.
 
+The tool gets its arguments as the core hands them over, parsed by its model:
+``run(ForecastArguments.parse({"table_ref": "sales", "horizon": 7}), make_ctx("prediction", "forecast", ...))``
+(``parse`` refuses what the core would, with the same ACP_INVALID_ARGUMENTS message).
 ``make_ctx("prediction", "forecast", tables={"sales": HostTable(...)})`` gives a context whose
 ``read_table`` is answered by a ``FakeHost`` (8.8): unknown refs fail with ACP_TABLE_NOT_FOUND
 like a host, and ``ctx.table_reader.requests`` lists what the tool asked for. ``make_ctx(...,
@@ -62,7 +65,7 @@ def make_ctx(
     tmp_dir: Path | None = None,
     **fields: Any,
 ) -> CallContext:
-    """A ``CallContext`` as the runtime would build it for an ACP client, for calling ``run(args, ctx)``.
+    """A ``CallContext`` as the runtime would build it for an ACP client, for calling ``run(Model.parse({...}), ctx)``.
 
     ``tables`` (a dict or a ``FakeHost``) serves ``ctx.read_table``; the client declares
     ``host_tables`` when tables are given (pass ``host_tables=False`` to test a host without

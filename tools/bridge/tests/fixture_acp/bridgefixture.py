@@ -16,9 +16,12 @@ from analytics_acp import (
     MultiExtraction,
     ResourceIdSpec,
     TableOutput,
+    TableRef,
+    ToolArguments,
     ToolSpec,
     hookimpl,
 )
+from pydantic import Field
 
 CREDENTIALS = {
     "type": "object",
@@ -59,7 +62,7 @@ def noisy(args, ctx):
 def multi(args, ctx):
     """Three tables: one small, one empty, one large enough to travel as a file."""
     _check(ctx)
-    big = [{"n": i, "label": f"row-{i}-" + "x" * 400, "flag": i % 2 == 0, "obj": {"i": i}} for i in range(int(args.get("big", 800)))]
+    big = [{"n": i, "label": f"row-{i}-" + "x" * 400, "flag": i % 2 == 0, "obj": {"i": i}} for i in range(args.big)]
     return MultiExtraction(
         tables=[
             TableOutput("hits", [{"en": "page_view", "n": 1}, {"en": "click", "n": 2}, {"en": "scroll", "n": None}],
@@ -79,7 +82,7 @@ def multi(args, ctx):
 def numbers(args, ctx):
     """``count`` rows (a single-table extraction)."""
     _check(ctx)
-    count = int(args.get("count", 10))
+    count = args.count
     return Extraction(
         rows=({"i": i, "sq": i * i} for i in range(count)),
         headers=[Header("i", "integer"), Header("sq", "integer")],
@@ -90,8 +93,8 @@ def numbers(args, ctx):
 
 async def table_sum(args, ctx):
     """Reads a host table by table_ref (8.8) and sums a column."""
-    table = await ctx.read_table(args["table_ref"])
-    column = args["column"]
+    table = await ctx.read_table(args.table_ref)
+    column = args.column
     return Info(data={"rows": len(table.rows), "sum": sum(r.get(column) or 0 for r in table.rows),
                       "types": {h["name"]: h.get("type") for h in table.headers}})
 
@@ -118,19 +121,30 @@ def crash(args, ctx):
     os._exit(3)
 
 
-_TABLE_REF = {"type": "string", "x-acp-input": "table_ref", "description": "Host table id."}
+class MultiArguments(ToolArguments):
+    big: int = 800
+
+
+class NumbersArguments(ToolArguments):
+    count: int = 10
+
+
+class TableSumArguments(ToolArguments):
+    table_ref: TableRef = Field(description="Host table id.")
+    column: str
+
+
 TOOLS = [
     ToolSpec(name="whoami", description="Process and account.", run=whoami, needs_resource=False),
     ToolSpec(name="leak", description="Echoes the token.", run=leak, needs_resource=False),
     ToolSpec(name="noisy", description="Prints the token on stderr.", run=noisy, needs_resource=False),
     ToolSpec(name="multi", description="Three tables.", run=multi, kind="extraction", multitable=True, needs_resource=False,
-             input_schema={"type": "object", "properties": {"big": {"type": "integer"}}}),
+             arguments=MultiArguments),
     ToolSpec(name="numbers", description="Squares.", run=numbers, kind="extraction", default=True, needs_resource=False,
-             input_schema={"type": "object", "properties": {"count": {"type": "integer"}}}),
+             arguments=NumbersArguments),
     ToolSpec(name="table_sum", description="Sum a column of a host table.", run=table_sum, needs_resource=False,
              needs_credentials=False,
-             input_schema={"type": "object", "properties": {"table_ref": _TABLE_REF, "column": {"type": "string"}},
-                           "required": ["table_ref", "column"]}),
+             arguments=TableSumArguments),
     ToolSpec(name="artifacts", description="Files on disk.", run=artifacts, needs_resource=False, needs_credentials=False),
     ToolSpec(name="priced", description="Costs 5 USD.", run=priced, kind="extraction", paid=True, needs_resource=False,
              needs_credentials=False),

@@ -4,11 +4,16 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from analytics_acp import ConnectorInfo, Extraction, ResourceIdSpec, ToolSpec, hookimpl
+from analytics_acp import ConnectorInfo, Extraction, ResourceIdSpec, ToolArguments, ToolSpec, hookimpl
+from pydantic import Field
 
 
-def _count(arguments, ctx):
-    n = int(arguments.get("n", 3))
+class CountArguments(ToolArguments):
+    n: int = Field(3, ge=1, le=100, description="How many rows.")
+
+
+def _count(arguments: CountArguments, ctx):
+    n = arguments.n
     return Extraction(rows=[{"i": i, "square": i * i} for i in range(1, n + 1)], description=f"The numbers 1..{n} and their squares.", title=f"1..{n}")
 
 
@@ -34,8 +39,7 @@ def register_tools(register):
         name="count_rows",
         description="Return the numbers 1..n with their squares.",
         run=_count,
-        input_schema={"type": "object", "properties": {"n": {"type": "integer", "minimum": 1, "maximum": 100,
-                                                             "description": "How many rows."}}},
+        arguments=CountArguments,
         kind="extraction",
         needs_resource=False,
         needs_credentials=False,
