@@ -60,7 +60,8 @@ class ToolArguments(BaseModel):
     def given(self) -> dict[str, Any]:
         """The arguments as the model gave them, parsed (defaults it left out stay out): what a tool echoes in
         ``Extraction.arguments`` (system_info.arguments, 8.4) next to the values it applied."""
-        return dict(self.model_dump(mode="json", by_alias=True, exclude_unset=True))
+        given: dict[str, Any] = self.model_dump(mode="json", by_alias=True, exclude_unset=True)
+        return given
 
     @classmethod
     def published_schema(cls) -> dict[str, Any]:
@@ -133,7 +134,7 @@ class _SmallSchema(GenerateJsonSchema):
 def _schema_of(model: type[ToolArguments]) -> dict[str, Any]:
     schema = model.model_json_schema(by_alias=True, schema_generator=_SmallSchema)
     definitions = schema.pop("$defs", {})
-    out = _tidy(schema, definitions)
+    out: dict[str, Any] = _tidy(schema, definitions)
     out.setdefault("properties", {})
     return out
 

@@ -245,7 +245,7 @@ def _generated_input_schema(self: ToolSpec) -> dict[str, Any]:
 
 # Read, ``tool.input_schema`` is now the generated schema; passed to the constructor, it is the load error above.
 # (The dataclass __init__ keeps its InitVar parameter: it was generated before this property replaced the default.)
-ToolSpec.input_schema = property(_generated_input_schema)  # type: ignore[assignment,method-assign]
+ToolSpec.input_schema = property(_generated_input_schema)  # type: ignore[attr-defined]
 
 
 BlockFetch = Callable[[str, "CallContext"], Any | Awaitable[Any]] | LazyRef

@@ -9,6 +9,7 @@ from typing import Any, Literal
 from analytics_acp import ToolArguments
 from analytics_acp.constants import ACP_URL_ANNOTATION
 from pydantic import Field, model_validator
+from pydantic.json_schema import JsonDict
 
 MAX_ACTIONS = 50
 MAX_WAIT_MS = 30000
@@ -22,7 +23,7 @@ FIELDS: dict[str, tuple[set[str], set[str]]] = {
     "wait_for": (set(), {"selector", "ms", "state"}),
     "navigate": ({"url"}, set()),
 }
-HTTP_URL = {ACP_URL_ANNOTATION: ["^https?://"]}  # 8.11: the host may check or rewrite what the model passes
+HTTP_URL: JsonDict = {ACP_URL_ANNOTATION: ["^https?://"]}  # 8.11: the host may check or rewrite what the model passes
 
 
 class Action(ToolArguments):

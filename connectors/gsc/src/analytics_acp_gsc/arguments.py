@@ -33,6 +33,10 @@ def _case_insensitive(options: list[str]) -> Any:
     return BeforeValidator(lambda v: by_lower.get(v.lower(), v) if isinstance(v, str) else v)
 
 
+def _query_only() -> list[Dimension]:
+    return ["query"]  # the default grouping (15.2)
+
+
 class Filter(ToolArguments):
     """One AND-ed dimension filter."""
 
@@ -51,7 +55,7 @@ class QueryArguments(ToolArguments):
     """What search_analytics and compare_periods share: the request Search Console answers, its rules checked."""
 
     dimensions: list[Dimension] = Field(
-        default_factory=lambda: ["query"], json_schema_extra={"uniqueItems": True},
+        default_factory=_query_only, json_schema_extra={"uniqueItems": True},
         description="Default [\"query\"]. hour needs hourly_all; searchAppearance goes alone.")
     filters: Filters = Field(default_factory=list, description=FILTERS_DESCRIPTION)
     search_type: SearchType = "web"
@@ -130,7 +134,7 @@ class ComparePeriodsArguments(QueryArguments):
     # Published without date and hour; parsed with them, so that asking for them gets the reason and the way out.
     dimensions: Annotated[list[Dimension], WithJsonSchema(
         {"type": "array", "items": {"enum": FILTER_DIMENSIONS, "type": "string"}})] = Field(
-        default_factory=lambda: ["query"], json_schema_extra={"uniqueItems": True},
+        default_factory=_query_only, json_schema_extra={"uniqueItems": True},
         description="Default [\"query\"]. searchAppearance goes alone.")
     start_date: StartDate | None = Field(None, description="Current window: " + PT_DATE)
     end_date: EndDate | None = Field(None, description="Its last day.")
