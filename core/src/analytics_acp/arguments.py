@@ -44,7 +44,8 @@ CORE_ARGUMENTS = ("resource_id", "tables")
 class ToolArguments(BaseModel):
     """Base of every tool's argument model: strict JSON types, unknown keys refused, immutable once parsed."""
 
-    model_config = ConfigDict(strict=True, extra="forbid", frozen=True)
+    # defer_build: a model is built on first use (tools/list, a call), not when the declaration is imported.
+    model_config = ConfigDict(strict=True, extra="forbid", frozen=True, defer_build=True)
 
     @classmethod
     def parse(cls, raw: Mapping[str, Any]) -> typing.Self:
@@ -181,9 +182,11 @@ def refusal_message(model: type[BaseModel], exc: ValidationError) -> str:
         path, _, _ = _walk(model, parent)
         return f"Invalid {_dotted(path)}: missing required argument(s) {', '.join(names)}."
     path, annotation, union = _walk(model, loc)
-    if union:
-        return f"Invalid {_dotted(path)}: must be of type {' or '.join(_type_names(annotation))}."
     kind, ctx, msg = first["type"], first.get("ctx") or {}, first["msg"]
+    if union or kind in _JSON_TYPES:
+        # The types the model was shown (a field parsed as a list may be published as "string or array").
+        shown = _published_types(model, path) or (_type_names(annotation) if union else [_JSON_TYPES[kind]])
+        return f"Invalid {_dotted(path)}: must be of type {' or '.join(shown)}."
     if kind == "extra_forbidden":
         owner, _, _ = _walk(model, loc[:-1])
         accepted = _accepted_keys(model, loc[:-1])
@@ -195,8 +198,6 @@ def refusal_message(model: type[BaseModel], exc: ValidationError) -> str:
 
 
 def _rule(kind: str, ctx: dict[str, Any], msg: str, annotation: Any) -> str:
-    if kind in _JSON_TYPES:
-        return f"must be of type {_JSON_TYPES[kind]}."
     if kind in ("literal_error", "enum"):
         choices = get_args(_unwrap(annotation)) if get_origin(_unwrap(annotation)) is Literal else ()
         return f"must be one of {', '.join(map(str, choices))}." if choices else f"{msg}."
@@ -263,6 +264,22 @@ def _walk(model: type[BaseModel], loc: tuple[Any, ...]) -> tuple[list[str | int]
         else:
             return [*path, item], None, False
     return path, current, False
+
+
+def _published_types(model: type[BaseModel], path: list[str | int]) -> list[str]:
+    """The JSON types the published schema gives at ``path`` ([] where it says nothing, e.g. inside a hidden item)."""
+    if not (isinstance(model, type) and issubclass(model, ToolArguments)):
+        return []
+    node: Any = _schema_of(model)
+    for part in path:
+        if isinstance(part, str) and isinstance(node.get("properties"), dict) and part in node["properties"]:
+            node = node["properties"][part]
+        elif isinstance(part, int) and isinstance(node.get("items"), dict):
+            node = node["items"]
+        else:
+            return []
+    options = node.get("anyOf") or [node]
+    return [o["type"] for o in options if isinstance(o, dict) and isinstance(o.get("type"), str)]
 
 
 def _accepted_keys(model: type[BaseModel], loc: tuple[Any, ...]) -> list[str]:
