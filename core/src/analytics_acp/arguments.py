@@ -8,11 +8,10 @@ From that one model:
   ``anyOf [..., {"type": "null"}]`` for an optional field, no ``default: null``, no ``additionalProperties``
   (the core refuses unknown arguments itself, naming the accepted ones). Field descriptions and the
   ``x-acp-*`` annotations (``TableRef``, ``SqlText``, ``StartDate``/``EndDate``, or ``json_schema_extra``) stay;
-- the core validates and parses the model's arguments once (``parse``: JSON types as JSON Schema means them,
-  strictly — ``"3"`` is not an integer; unknown keys refused in nested objects too; a top-level null is an omitted
-  argument) and hands the tool the typed
-  object; a rule the schema cannot express (two fields that go together) is a validator on the model, raising
-  ``ValueError`` with a message for the model;
+- the core validates and parses the model's arguments once (``parse``: JSON types, strictly — ``"3"`` and ``3.0``
+  are not integers; unknown keys refused in nested objects too; a top-level null is an omitted argument) and hands
+  the tool, its cost estimate and around_tool_call wrappers the one typed object; a rule the schema cannot express
+  (two fields that go together) is a validator on the model, raising ``ValueError`` with a message for the model;
 - a refusal is ``ACP_INVALID_ARGUMENTS`` (12.1) naming the field and the rule, never the value.
 
 Unit tests build arguments the way the core does: ``run(MyArguments.parse({"n": 3}), ctx)``.
