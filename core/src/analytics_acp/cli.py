@@ -59,21 +59,23 @@ def _transport_args(parser: argparse.ArgumentParser) -> None:
 
 
 def _serve(target: str | ModuleType, http: bool, host: str, port: int | None) -> int:
+    from .call_cap import CapSettingError, settings_from_env
     from .http_app import InsecureBind, PortInUse
     from .plugins import ConnectorNotFound, load_connector
     from .runtime import build_server, configure_logging
 
     configure_logging()
     try:
+        cap = settings_from_env()
         acp = build_server(load_connector(target))
-    except ConnectorNotFound as exc:
+    except (ConnectorNotFound, CapSettingError) as exc:
         print(f"analytics-acp: {exc}", file=sys.stderr)
         return 2
     if http:
         from .http_app import serve_http
 
         try:
-            serve_http(acp, host=host, port=port)
+            serve_http(acp, host=host, port=port, cap=cap)
         except (InsecureBind, PortInUse) as exc:
             print(f"analytics-acp: {exc}", file=sys.stderr)
             return 2
@@ -86,7 +88,7 @@ def _serve(target: str | ModuleType, http: bool, host: str, port: int | None) ->
     install_stop_handlers(acp.shutdown)
     eof_exit = EofExit(acp.shutdown)  # stdin closed: calls still waiting on an upstream cannot keep serve alive
     try:
-        anyio.run(serve_stdio, acp, eof_exit)
+        anyio.run(serve_stdio, acp, eof_exit, cap.max_calls)
     except KeyboardInterrupt:
         pass
     eof_exit.served()

@@ -3,7 +3,9 @@
 Binds 127.0.0.1 by default and refuses a non-loopback address without ACP_HTTP_TOKEN.
 Big system_data tables are not handed out as file:// paths (a remote host could not read
 them, 8.5): they are served once, shortly, at /acp-files/<token> behind the same auth.
-Request bodies are never logged (they carry credentials).
+Request bodies are never logged (they carry credentials). Each session has at most
+ACP_MAX_CALLS_IN_PROGRESS calls in progress (default 32); a request past them waits ACP_BUSY_WAIT_S
+(default 30 s) for a place, then gets HTTP 429 with a JSON-RPC error (-32051, http_call_cap.py).
 """
 
 from __future__ import annotations
@@ -21,6 +23,8 @@ from pathlib import Path
 from typing import Any
 
 from .argument_limits import too_large_error
+from .call_cap import CapSettings, settings_from_env
+from .http_call_cap import SessionCallCap
 from .http_cancel import CancelOnClose
 from .requestids import head, invalid_id_error
 from .runtime import FILE_URL_SCOPE_KEY, AcpServer
@@ -213,8 +217,10 @@ class TableUrls:
         await self.app(scope, receive, send)
 
 
-def build_http_app(acp: AcpServer, *, host: str = "127.0.0.1", port: int = 7413, token: str | None = None) -> Any:
-    """The ASGI app: /mcp plus /acp-files, wrapped in Bearer auth when a token is set."""
+def build_http_app(acp: AcpServer, *, host: str = "127.0.0.1", port: int = 7413, token: str | None = None,
+                   cap: CapSettings | None = None) -> Any:
+    """The ASGI app: /mcp plus /acp-files, wrapped in Bearer auth when a token is set; calls in progress per
+    session capped by ``cap`` (default: ACP_MAX_CALLS_IN_PROGRESS and ACP_BUSY_WAIT_S)."""
     from starlette.background import BackgroundTask
     from starlette.responses import FileResponse, JSONResponse
     from starlette.routing import Route
@@ -232,7 +238,8 @@ def build_http_app(acp: AcpServer, *, host: str = "127.0.0.1", port: int = 7413,
         host=host,
         custom_starlette_routes=[Route(FILES_PATH + "/{token}", serve_file, methods=["GET"])],
     )
-    app = RequestIdGuard(CancelOnClose(TableUrls(app, table_url_factory(files, f"http://{host}:{port}"))))
+    app = CancelOnClose(TableUrls(app, table_url_factory(files, f"http://{host}:{port}")))
+    app = RequestIdGuard(SessionCallCap(app, cap if cap is not None else settings_from_env()))
     return BearerGuard(app, token) if token else app
 
 
@@ -249,7 +256,8 @@ def _signal_free_server_class() -> Any:
     return SignalFreeServer
 
 
-def serve_http(acp: AcpServer, *, host: str = "127.0.0.1", port: int | None = None, token: str | None = None) -> None:
+def serve_http(acp: AcpServer, *, host: str = "127.0.0.1", port: int | None = None, token: str | None = None,
+               cap: CapSettings | None = None) -> None:
     """Run the HTTP transport with uvicorn (blocking). Port: --port, else ACP_PORT, else 7413."""
     import uvicorn
 
@@ -260,7 +268,7 @@ def serve_http(acp: AcpServer, *, host: str = "127.0.0.1", port: int | None = No
             "must require transport authentication (spec 3.2). Set ACP_HTTP_TOKEN or bind 127.0.0.1."
         )
     port = port if port is not None else int(os.environ.get("ACP_PORT") or 7413)
-    app = build_http_app(acp, host=host, port=port, token=token)
+    app = build_http_app(acp, host=host, port=port, token=token, cap=cap)
     config = uvicorn.Config(app, host=host, port=port, log_level="warning", access_log=False, lifespan="on")
     sock = bind_socket(host, port)
     server = uvicorn.Server(config)

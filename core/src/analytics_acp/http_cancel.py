@@ -13,6 +13,8 @@ from typing import Any
 
 import anyio
 
+from .requestids import request_in, usable_id
+
 CANCEL_BOUND_S = 5.0  # handing a closed stream's cancel to the session never holds the connection longer
 REASON = "The client closed the request's stream."
 
@@ -73,12 +75,7 @@ class CancelOnClose:
 
 def _request_of(body: list[bytes]) -> str | int | None:
     """The id of the JSON-RPC request in a POST body worth cancelling (not initialize, which MCP forbids to cancel)."""
-    try:
-        message = json.loads(b"".join(body))
-    except ValueError:
+    message = request_in(b"".join(body))
+    if message is None or message.get("method") == "initialize":
         return None
-    if not isinstance(message, dict) or message.get("method") in (None, "initialize"):
-        return None
-    request_id = message.get("id")
-    usable = isinstance(request_id, str) or (isinstance(request_id, int) and not isinstance(request_id, bool))
-    return request_id if usable else None
+    return usable_id(message["id"])

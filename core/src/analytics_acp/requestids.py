@@ -92,6 +92,26 @@ def invalid_id_error(raw: bytes | str) -> dict[str, Any] | None:
     return None
 
 
+def request_in(raw: bytes) -> dict[str, Any] | None:
+    """The JSON-RPC request one message body holds (an object with a ``method`` and an ``id``), else None:
+    a notification, an answer (never parsed when no key can spell "method": big host tables), a batch, or
+    what does not parse (the SDK answers that)."""
+    if not _may_be_request(raw):
+        return None
+    try:
+        message = orjson.loads(raw)
+    except orjson.JSONDecodeError:
+        message = _stdlib(raw)  # NaN and friends, which the stdlib reads
+    if isinstance(message, dict) and isinstance(message.get("id"), float):
+        message = _stdlib(raw)  # orjson reads integers past 64 bits as floats, the stdlib does not
+    return message if isinstance(message, dict) and "method" in message and "id" in message else None
+
+
+def usable_id(value: Any) -> str | int | None:
+    """``value`` when it is a usable request id (a string or an integer, 3.2), else None."""
+    return value if isinstance(value, str) or (isinstance(value, int) and not isinstance(value, bool)) else None
+
+
 def id_in_prefix(prefix: bytes) -> str | int | None:
     """The request id in the first bytes of a message too large to parse, when it comes before ``params``.
 
@@ -118,8 +138,7 @@ def id_in_prefix(prefix: bytes) -> str | int | None:
             if pos >= len(text) or text[pos] not in _DELIMITERS:
                 return None  # the value may go on past the prefix (a number cut in the middle)
             if key == "id":
-                usable = isinstance(value, str) or (isinstance(value, int) and not isinstance(value, bool))
-                return value if usable else None
+                return usable_id(value)
             pos = _skip_space(text, pos)
             if not text.startswith(",", pos):
                 return None

@@ -31,7 +31,7 @@ from mcp.shared.exceptions import MCPError
 from mcp.shared.message import ServerMessageMetadata, SessionMessage
 from pydantic import ConfigDict
 
-from . import sdk_private, server_stdio
+from . import call_cap, sdk_private, server_stdio
 from .calls import ConnectorRuntime
 from .constants import ACP_KEY, ACP_METHOD_CONFIGURE, ACP_METHOD_READ_TABLE
 from .context import ClientInfo, HostTable
@@ -264,20 +264,23 @@ def build_server(loaded: LoadedConnector) -> AcpServer:
     return AcpServer(loaded)
 
 
-async def serve_stdio(acp: AcpServer, on_eof: Callable[[], None] | None = None) -> None:
+async def serve_stdio(acp: AcpServer, on_eof: Callable[[], None] | None = None, max_calls: int | None = None) -> None:
     """Serve over stdio in the handshake era (3.2): stdout carries only protocol messages.
 
     stdin is read here (not by the SDK) so that requests with an invalid id get an answer
     (requestids.py); like the SDK, fd 0 points at the null device while serving so a child
     process (a driver, a browser) cannot read protocol bytes. ``on_eof`` is called when stdin ends
-    (stopping.EofExit bounds how long calls still running may keep the process).
+    (stopping.EofExit bounds how long calls still running may keep the process). At most ``max_calls``
+    calls are in progress (default: ACP_MAX_CALLS_IN_PROGRESS, else 32; call_cap.py): stdin is not read past them.
     """
     from mcp.server.runner import serve_loop
 
+    if max_calls is None:
+        max_calls = call_cap.settings_from_env().max_calls
     if server_stdio.usable():  # our transport: same fd claim, invalid ids screened, orjson writes
         deferred = server_stdio.DeferredMeta()
         try:
-            async with server_stdio.stdio_server(deferred, on_eof=on_eof) as (read, write):
+            async with server_stdio.stdio_server(deferred, on_eof=on_eof, max_calls=max_calls) as (read, write):
                 await serve_loop(acp.server, read, write, lifespan_state=ServeState(deferred_meta=deferred))
         finally:
             acp.shutdown()
@@ -285,7 +288,7 @@ async def serve_stdio(acp: AcpServer, on_eof: Callable[[], None] | None = None) 
     # sys.stdin/stdout replaced by text streams: the SDK's transport serves them in place
     private_fd, wire = _claim_stdin()
     try:
-        await _serve_in_place(acp, wire)
+        await _serve_in_place(acp, wire, max_calls)
     finally:
         acp.shutdown()
         if private_fd is not None:  # fd 0 back on the wire
@@ -293,8 +296,9 @@ async def serve_stdio(acp: AcpServer, on_eof: Callable[[], None] | None = None) 
                 os.dup2(private_fd, 0)
 
 
-async def _serve_in_place(acp: AcpServer, wire: Any) -> None:
-    """The SDK's stdio transport reading ``wire``, requests with an invalid id screened out and answered."""
+async def _serve_in_place(acp: AcpServer, wire: Any, max_calls: int) -> None:
+    """The SDK's stdio transport reading ``wire``, requests with an invalid id screened out and answered,
+    at most ``max_calls`` calls in progress (the gate counts an answer once the SDK's writer has taken it)."""
     from mcp.server.runner import serve_loop
 
     # The screen is built with the channel its errors leave by: the SDK's write stream only exists once
@@ -310,7 +314,8 @@ async def _serve_in_place(acp: AcpServer, wire: Any) -> None:
 
         async with anyio.create_task_group() as tg:
             tg.start_soon(answer)
-            await serve_loop(acp.server, read, write, lifespan_state=ServeState())
+            async with call_cap.CallGate(max_calls).streams(read, write, report_writes=True) as (gated_read, gated_write):
+                await serve_loop(acp.server, gated_read, gated_write, lifespan_state=ServeState())
             tg.cancel_scope.cancel()  # stdin ended: no screen error can come any more
 
 

@@ -21,6 +21,10 @@ answered here (requestids.py), as on the SDK path. A line past ACP_MAX_MESSAGE_B
 soon as it is that long (with the id its first bytes name) and the rest dropped as it arrives (a 50 MB
 request is never held or parsed),
 except while the server waits for the client's answer to its own request (a big inline host table).
+
+Calls in progress are capped per connection (call_cap.py, ``ACP_MAX_CALLS_IN_PROGRESS``, default 32): at
+the cap stdin is not read until an answer is written, so a client that writes calls and reads nothing fills
+the pipe, not the server's memory.
 """
 
 from __future__ import annotations
@@ -40,6 +44,7 @@ from mcp.shared.message import SessionMessage
 
 from . import sdk_private
 from .argument_limits import too_large_error
+from .call_cap import DEFAULT_MAX_CALLS, OWN_ANSWER, CallGate
 from .constants import ACP_KEY, ACP_MAX_MESSAGE_BYTES
 from .requestids import head, invalid_id_error
 from .results.table import SerializedRows
@@ -204,14 +209,16 @@ def _claimed_fd(fd: int, stream: Any, mode: str, diversion: Callable[[], int]) -
 
 @asynccontextmanager
 async def stdio_server(
-    deferred: DeferredMeta | None = None, max_line: int = ACP_MAX_MESSAGE_BYTES, on_eof: Callable[[], None] | None = None
+    deferred: DeferredMeta | None = None, max_line: int = ACP_MAX_MESSAGE_BYTES, on_eof: Callable[[], None] | None = None,
+    max_calls: int = DEFAULT_MAX_CALLS,
 ) -> AsyncIterator[tuple[Any, Any]]:
     """Serve MCP over this process's stdin/stdout; yields the (read, write) streams serve_loop takes.
 
     A line longer than ``max_line`` is answered with a JSON-RPC error (its id when the line's first bytes
     name it before ``params``, else null) and dropped unparsed,
     unless the server is waiting for the client's answer to one of its own requests. ``on_eof`` is
-    called once stdin has ended (the client is gone), while calls may still be running.
+    called once stdin has ended (the client is gone), while calls may still be running. At most
+    ``max_calls`` calls are in progress (call_cap.CallGate): stdin is not read past them.
     """
     release_in = release_out = None
     try:
@@ -222,15 +229,15 @@ async def stdio_server(
         read_writer, read_stream = create_context_streams[SessionMessage | Exception](0)
         write_stream, write_reader = create_context_streams[SessionMessage](0)
 
-        awaiting: set[Any] = set()  # ids of the server's requests to the client (acp/read_table) not yet answered
+        gate = CallGate(max_calls)
 
         def over_limit(size: int) -> bool:
             # An answer to the server's own request may be big (an inline host table, 8.8): never cut.
-            return size > max_line and not awaiting
+            return size > max_line and not gate.client_owes
 
         async def refuse(pieces: list[bytes]) -> None:
             error = too_large_error(max_line, "line", head(pieces))  # with the id its first bytes name (23.4)
-            await write_stream.send(SessionMessage(types.JSONRPCError.model_validate(error)))
+            await write_stream.send(SessionMessage(types.JSONRPCError.model_validate(error), metadata=OWN_ANSWER))
 
         async def deliver(line: bytes) -> None:
             if over_limit(len(line)):
@@ -239,15 +246,13 @@ async def stdio_server(
             error = invalid_id_error(line)  # the SDK would take it for a notification (requestids.py)
             if error is None:
                 message = parse(line)
-                if isinstance(message, SessionMessage) and isinstance(message.message, types.JSONRPCResponse | types.JSONRPCError):
-                    awaiting.discard(message.message.id)
-                elif (deferred is not None and isinstance(message, SessionMessage)
+                if (deferred is not None and isinstance(message, SessionMessage)
                       and isinstance(message.message, types.JSONRPCNotification)
                       and message.message.method == "notifications/cancelled"):
                     deferred.discard((message.message.params or {}).get("requestId"))  # its answer never comes
                 await read_writer.send(message)
             else:
-                await write_stream.send(SessionMessage(types.JSONRPCError.model_validate(error)))
+                await write_stream.send(SessionMessage(types.JSONRPCError.model_validate(error), metadata=OWN_ANSWER))
 
         async def reader() -> None:
             try:
@@ -287,18 +292,15 @@ async def stdio_server(
             async with write_reader:
                 with suppress(anyio.ClosedResourceError, anyio.BrokenResourceError):
                     async for session_message in write_reader:
-                        message = session_message.message
-                        if isinstance(message, types.JSONRPCRequest):
-                            awaiting.add(message.id)
-                        elif isinstance(message, types.JSONRPCNotification) and message.method == "notifications/cancelled":
-                            awaiting.discard((message.params or {}).get("requestId"))  # given up: no answer comes
-                        await writer_fd.write(encode(message, deferred))
+                        await writer_fd.write(encode(session_message.message, deferred))
+                        gate.written(session_message)  # an answer on the wire ends its call in progress
 
         try:
             async with anyio.create_task_group() as tg:
                 tg.start_soon(reader)
                 tg.start_soon(writer)
-                yield read_stream, write_stream
+                async with gate.streams(read_stream, write_stream) as (gated_read, gated_write):
+                    yield gated_read, gated_write
         finally:
             reader_fd.restore_blocking()
             writer_fd.restore_blocking()
