@@ -282,3 +282,133 @@ async def test_a_burst_of_calls_over_http_with_slow_readers_loses_no_table():
                     tg.start_soon(call, i)
     assert len(tables) == 200
     assert all(t is not None and len(t["table"]) == 40 for t in tables.values())  # type: ignore[index]
+
+
+def _unread_bytes(fd: int) -> int:
+    import array
+    import fcntl
+    import termios
+
+    count = array.array("i", [0])
+    fcntl.ioctl(fd, termios.FIONREAD, count)  # bytes in the pipe that the server has not read
+    return count[0]
+
+
+class _Lines:
+    """A server's stdout or stderr line by line, each line a bounded wait (raw reads: no hidden buffer)."""
+
+    def __init__(self, stream, bound_s: float = 120.0):
+        self.fd, self.bound_s, self.buffer = stream.fileno(), bound_s, b""
+
+    def next(self) -> bytes:
+        import os
+        import selectors
+
+        with selectors.DefaultSelector() as sel:
+            sel.register(self.fd, selectors.EVENT_READ)
+            while b"\n" not in self.buffer:
+                if not sel.select(self.bound_s):
+                    raise AssertionError(f"the server wrote no line within {self.bound_s:.0f} s")
+                chunk = os.read(self.fd, 1 << 16)
+                assert chunk, "the server closed the stream"
+                self.buffer += chunk
+        line, _, self.buffer = self.buffer.partition(b"\n")
+        return line
+
+    def until(self, *wanted: str) -> str:
+        """The first line holding every string of ``wanted``."""
+        while True:
+            line = self.next().decode()
+            if all(w in line for w in wanted):
+                return line
+
+
+def test_at_the_cap_the_server_stops_reading_and_answers_every_call_once_the_client_reads():
+    # Issue 38.6: with a cap of 4 and a client that reads nothing, the server takes 4 calls (their answers
+    # wait on a full stdout) and reads no further: the rest stays in the pipe and the client's writes block.
+    import fcntl
+    import os
+    import threading
+
+    cap, calls, rows = 4, 40, 200
+    pad = "x" * 16_000  # 16 KB lines: the bytes the server took from the pipe count its lines closely
+    lines = [orjson.dumps({"jsonrpc": "2.0", "id": 100 + i, "method": "tools/call", "params": {
+        "name": "extract", "arguments": {"n": rows, "resource_id": "acc1"},
+        "_meta": {"pad": pad, "acp": {"credentials": CREDS, "row_limit": 3}}}}) + b"\n" for i in range(calls)]
+    head = _messages()
+    data = memoryview(head + b"".join(lines))
+    sent = 0
+
+    def write() -> None:  # blocking writes of at most PIPE_BUF bytes: each lands in the pipe whole or not at all
+        nonlocal sent
+        while sent < len(data):
+            sent += os.write(proc.stdin.fileno(), data[sent:sent + 4096])
+
+    proc = subprocess.Popen(serve_command(), env=env(ACP_MAX_CALLS_IN_PROGRESS=str(cap), ANALYTICS_ACP_LOG_LEVEL="DEBUG"),
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        fcntl.fcntl(proc.stdout.fileno(), fcntl.F_SETPIPE_SZ, 4096)  # one answer (~9 KB) fills stdout
+        writer = threading.Thread(target=write, daemon=True)
+        writer.start()
+        # The server says when it pauses; 5 requests = initialize + 4 calls, whose answers cannot be written.
+        _Lines(proc.stderr).until("stdio reading paused: 4 calls in progress", "5 requests taken")
+        taken_lines = (sent - _unread_bytes(proc.stdin.fileno()) - len(head)) / len(lines[0])
+        # 4 running, 1 waiting for a place, 1 parsed and waiting for the gate, at most one 64 KiB read (4 lines).
+        assert taken_lines <= cap + 6, taken_lines
+        assert writer.is_alive() and sent < len(data) / 2  # most calls wait with the client: backpressure
+        threading.Thread(target=proc.stderr.read, daemon=True).start()  # DEBUG lines from here on
+        answers: dict = {}
+        stdout = _Lines(proc.stdout)
+        while len(answers) < calls + 1:
+            message = orjson.loads(stdout.next())
+            answers[message.get("id")] = message
+        writer.join(timeout=60)
+        proc.stdin.close()
+        proc.wait(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    tables = [answers[100 + i]["result"]["_meta"]["acp"]["system_data"]["table"] for i in range(calls)]
+    assert [len(t) for t in tables] == [rows] * calls and all(t[rows - 1]["n"] == rows - 1 for t in tables)
+
+
+def test_calls_waiting_for_the_clients_tables_never_deadlock_the_capped_reader():
+    # Issue 38.6: at the cap, calls blocked on acp/read_table (8.8) need the client's answers, which it writes
+    # after more calls: the server reads on, holds those up to the cap and refuses the rest (SERVER_BUSY).
+    cap = 2
+    init = {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "clientInfo": {"name": "t", "version": "1"},
+        "capabilities": {"experimental": {"acp": {"version": "1.0", "stores_system_data": True, "host_tables": True}}}}}
+    calls = [{"jsonrpc": "2.0", "id": i, "method": "tools/call", "params": {
+        "name": "sum_table", "arguments": {"table_ref": f"t{i}", "column": "v"}, "_meta": {"acp": {}}}} for i in range(1, 6)]
+    proc = subprocess.Popen(serve_command(), env=env(ACP_MAX_CALLS_IN_PROGRESS=str(cap)), stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    try:
+        proc.stdin.write(orjson.dumps(init) + b"\n")
+        proc.stdin.flush()
+        stdout = _Lines(proc.stdout)
+        stdout.next()
+        proc.stdin.write(b"".join(orjson.dumps(m) + b"\n" for m in
+                                  [{"jsonrpc": "2.0", "method": "notifications/initialized"}, *calls]))
+        proc.stdin.flush()
+        answers: dict = {}
+        while len(answers) < len(calls):
+            message = orjson.loads(stdout.next())
+            if message.get("method") == "acp/read_table":  # answered only now, behind every call in the pipe
+                ref = message["params"]["ref"]
+                table = {"format": "inline", "headers": [{"name": "v", "type": "integer"}],
+                         "table": [{"v": int(ref[1:])}, {"v": 10}]}
+                proc.stdin.write(orjson.dumps({"jsonrpc": "2.0", "id": message["id"], "result": table}) + b"\n")
+                proc.stdin.flush()
+            else:
+                answers[message["id"]] = message
+        proc.stdin.close()
+        proc.wait(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    sums = {i: orjson.loads(answers[i]["result"]["content"][0]["text"])["sum"] for i in range(1, 5)}
+    assert sums == {i: i + 10 for i in range(1, 5)}  # two ran, two were held (read past the cap) and ran next
+    busy = answers[5]["error"]
+    assert busy["code"] == -32051 and busy["data"] == {"name": "SERVER_BUSY", "max_calls_in_progress": cap}
+    assert "2 calls in progress" in busy["message"] and "then send it again" in busy["message"]

@@ -12,7 +12,7 @@ EVERY_CASE = {
     "per_call", "big_extraction", "peer_mcp_alchemy", "peer_dbhub", "acp_query_first", "acp_query_repeated",
     "acp_query_first_extracted",
     "build_declared", "build_inferred", "ga4_report", "http_sessions_p50", "http_sessions_p99", "http_sessions_wall",
-    "bigquery_extraction", "gsc_extraction", "tools_list",
+    "bigquery_extraction", "gsc_extraction", "tools_list", "burst",
 }
 MAY_SKIP = {"peer_mcp_alchemy", "peer_dbhub"}
 
@@ -43,6 +43,8 @@ def test_bench_quick_runs_every_case(tmp_path):
     gsc = cases["gsc_extraction"]["extra"]  # every row of the fake reached the CSV, as the bare client paged them
     assert gsc["same_rows"] is True and gsc["csv_rows"] == gsc["bare_rows"] == gsc["rows"]
     assert cases["tools_list"]["extra"]["after"]["tools"] == 32 and cases["tools_list"]["unit"] == "bytes"
+    burst = cases["burst"]["extra"]  # every queued call answered with its whole table, the peak read from the kernel
+    assert burst["answers_with_whole_table"] == burst["calls"] and burst["server_vm_hwm_mib"] > 0
     http = cases["http_sessions_wall"]["extra"]
     assert http["calls_checked"] >= 2 * http["sessions"] * http["calls_per_session"]
     assert "| case |" in proc.stdout and data["machine"]["cores"]

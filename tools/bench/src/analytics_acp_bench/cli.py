@@ -11,7 +11,7 @@ from .fixtures.bridgehost import close_quick_bridges
 from .runner import machine_info, markdown, run_case, write_results
 
 CASE_MODULES = ["percall", "bigextract", "peers", "coldstart", "httpsessions", "acpquery", "building", "ga4report",
-                "gscextract", "bigquery", "toolslist"]
+                "gscextract", "bigquery", "toolslist", "burst"]
 
 
 def main(argv: list[str] | None = None) -> int:

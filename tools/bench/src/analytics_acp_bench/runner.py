@@ -24,7 +24,7 @@ class SkipCase(Exception):
 class Case:
     """One benchmark: ``ours`` and ``baseline`` are callables returning seconds (or None to time them).
 
-    A size case (``unit="bytes"``) returns bytes instead; its ratio is then a ratio of sizes.
+    A size case (``unit="bytes"``, or ``"MiB"`` for a peak memory) returns that instead; its ratio is then a ratio of sizes.
     """
 
     key: str
@@ -195,7 +195,9 @@ def markdown(results: list[CaseResult], machine: dict[str, Any]) -> str:
 
 
 def _amount(value: float, unit: str) -> str:
-    return f"{value:,.0f} B" if unit == "bytes" else f"{value:.4f} s"
+    if unit == "bytes":
+        return f"{value:,.0f} B"
+    return f"{value:,.1f} MiB" if unit == "MiB" else f"{value:.4f} s"
 
 
 def _met(value: bool | None) -> str:
