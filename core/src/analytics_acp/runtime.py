@@ -12,8 +12,6 @@
 
 from __future__ import annotations
 
-import contextlib
-import io
 import logging
 import os
 import sys
@@ -23,22 +21,19 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, cast
 
-import anyio
 import mcp_types as types
 from mcp.server.lowlevel import Server
-from mcp.server.stdio import stdio_server as sdk_stdio_server
 from mcp.shared.exceptions import MCPError
-from mcp.shared.message import ServerMessageMetadata, SessionMessage
+from mcp.shared.message import ServerMessageMetadata
 from pydantic import ConfigDict
 
-from . import call_cap, sdk_private, server_stdio
+from . import sdk_private, server_stdio
 from .calls import ConnectorRuntime
 from .constants import ACP_KEY, ACP_METHOD_CONFIGURE, ACP_METHOD_READ_TABLE
 from .context import ClientInfo, HostTable
 from .effective import SessionConfig
 from .errors import AcpError, UpstreamError, error_from_payload
 from .plugins import LoadedConnector
-from .requestids import ScreenedLines
 from .runtime_tools import capability, tool_list
 from .server_stdio import DeferredMeta
 from .setup_check import VALIDATE_ONLY_CAPABILITY, VALIDATE_ONLY_KEY, validate_only_requested
@@ -271,70 +266,25 @@ async def serve_stdio(acp: AcpServer, on_eof: Callable[[], None] | None = None, 
     (requestids.py); like the SDK, fd 0 points at the null device while serving so a child
     process (a driver, a browser) cannot read protocol bytes. ``on_eof`` is called when stdin ends
     (stopping.EofExit bounds how long calls still running may keep the process). At most ``max_calls``
-    calls are in progress (default: ACP_MAX_CALLS_IN_PROGRESS, else 32; call_cap.py): stdin is not read past them.
+    calls are in progress (default: ACP_MAX_CALLS_IN_PROGRESS, else 32; call_cap.py): stdin is not read past
+    them. The streams: stdio_streams.py.
     """
     from mcp.server.runner import serve_loop
 
-    if max_calls is None:
-        max_calls = call_cap.settings_from_env().max_calls
-    if server_stdio.usable():  # our transport: same fd claim, invalid ids screened, orjson writes
-        deferred = server_stdio.DeferredMeta()
-        try:
-            async with server_stdio.stdio_server(deferred, on_eof=on_eof, max_calls=max_calls) as (read, write):
-                await serve_loop(acp.server, read, write, lifespan_state=ServeState(deferred_meta=deferred))
-        finally:
-            acp.shutdown()
-        return
-    # sys.stdin/stdout replaced by text streams: the SDK's transport serves them in place
-    private_fd, wire = _claim_stdin()
+    from .stdio_streams import stdio_streams
+
+    # Big _meta skips the SDK's pydantic passes on our transport only (orjson writes it back); the SDK's own
+    # in-place transport dumps results itself.
+    deferred = server_stdio.DeferredMeta() if server_stdio.usable() else None
     try:
-        await _serve_in_place(acp, wire, max_calls)
+        async with stdio_streams(deferred, on_eof=on_eof, max_calls=max_calls) as (read, write):
+            await serve_loop(acp.server, read, write, lifespan_state=ServeState(deferred_meta=deferred))
     finally:
         acp.shutdown()
-        if private_fd is not None:  # fd 0 back on the wire
-            with contextlib.suppress(OSError):
-                os.dup2(private_fd, 0)
-
-
-async def _serve_in_place(acp: AcpServer, wire: Any, max_calls: int) -> None:
-    """The SDK's stdio transport reading ``wire``, requests with an invalid id screened out and answered,
-    at most ``max_calls`` calls in progress (the gate counts an answer once the SDK's writer has taken it)."""
-    from mcp.server.runner import serve_loop
-
-    # The screen is built with the channel its errors leave by: the SDK's write stream only exists once
-    # its transport runs. No buffer: a client that reads nothing holds the screen up, nothing piles up.
-    errors_in, errors_out = anyio.create_memory_object_stream[dict[str, Any]](0)
-    stdin = ScreenedLines(anyio.wrap_file(io.TextIOWrapper(wire, encoding="utf-8", errors="replace")), answer=errors_in.send)
-    async with errors_in, errors_out, sdk_stdio_server(stdin=cast(Any, stdin)) as (read, write):
-
-        async def answer() -> None:
-            with contextlib.suppress(anyio.ClosedResourceError, anyio.BrokenResourceError):
-                async for error in errors_out:
-                    await write.send(SessionMessage(types.JSONRPCError.model_validate(error)))
-
-        async with anyio.create_task_group() as tg:
-            tg.start_soon(answer)
-            async with call_cap.CallGate(max_calls).streams(read, write, report_writes=True) as (gated_read, gated_write):
-                await serve_loop(acp.server, gated_read, gated_write, lifespan_state=ServeState())
-            tg.cancel_scope.cancel()  # stdin ended: no screen error can come any more
-
-
-def _claim_stdin() -> tuple[int | None, Any]:
-    """(private fd, reader) of the wire on fd 0, with fd 0 itself pointed at the null device."""
-    try:
-        private = os.dup(0)
-        null = os.open(os.devnull, os.O_RDONLY)
-        os.dup2(null, 0)
-        os.close(null)
-    except OSError:
-        return None, sys.stdin.buffer
-    # closefd=False: a worker thread may still block reading it after the transport exits.
-    return private, os.fdopen(private, "rb", closefd=False)
 
 
 def configure_logging() -> None:
     """Logs go to stderr only (3.2), WARNING by default (ANALYTICS_ACP_LOG_LEVEL to change)."""
-    import os
 
     level = os.environ.get("ANALYTICS_ACP_LOG_LEVEL", "WARNING").upper()
     handler = logging.StreamHandler(sys.stderr)

@@ -83,11 +83,17 @@ def main(argv: list[str]) -> int:
             print(json.dumps(mcp_servers_config(paths), indent=2))
         return code
     import anyio
+    from analytics_acp.call_cap import CapSettingError, settings_from_env
 
     from .serving.server import serve_stdio
 
     try:
-        anyio.run(serve_stdio, paths)
+        max_calls = settings_from_env().max_calls  # the bridge's own stdio has the ACP servers' cap (issue 38.6)
+    except CapSettingError as exc:
+        print(f"analytics-acp bridge: {exc}", file=sys.stderr)
+        return 2
+    try:
+        anyio.run(serve_stdio, paths, max_calls)
     except KeyboardInterrupt:
         return 130
     return 0

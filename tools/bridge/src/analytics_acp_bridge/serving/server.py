@@ -1,4 +1,9 @@
-"""The bridge upward: a plain MCP stdio server (mcp's low-level Server), not an ACP server (16.1)."""
+"""The bridge upward: a plain MCP stdio server (mcp's low-level Server), not an ACP server (16.1).
+
+Its stdio is the ACP servers' (analytics_acp.stdio_streams): a line past 4 MiB (ACP_MAX_MESSAGE_BYTES) is
+refused with the JSON-RPC error -32017 before it is parsed (with the id its first bytes name), requests
+with an invalid id are answered, and at most ACP_MAX_CALLS_IN_PROGRESS calls are in progress (issue 38.6).
+"""
 
 from __future__ import annotations
 
@@ -61,9 +66,12 @@ def build_server(bridge: Bridge) -> Server[Any]:
     )
 
 
-async def serve_stdio(paths: Paths) -> None:
-    """Serve MCP on stdin/stdout until the client closes it; the sources start in the background."""
-    from mcp.server.stdio import stdio_server
+async def serve_stdio(paths: Paths, max_calls: int | None = None) -> None:
+    """Serve MCP on stdin/stdout until the client closes it; the sources start in the background.
+
+    ``max_calls``: calls in progress on the client's connection (default: ACP_MAX_CALLS_IN_PROGRESS, else 32).
+    """
+    from analytics_acp.stdio_streams import stdio_streams
 
     bridge = Bridge(paths)
     install_stop_handlers(bridge.stop_now)  # Ctrl-C / SIGTERM: prompt, idle or busy (issue 15.2)
@@ -76,7 +84,7 @@ async def serve_stdio(paths: Paths) -> None:
     async with anyio.create_task_group() as tg:
         try:
             await bridge.start(tg)
-            async with stdio_server() as (read, write):
+            async with stdio_streams(max_calls=max_calls) as (read, write):
                 await server.run(read, write, server.create_initialization_options())
         finally:
             await bridge.aclose()
