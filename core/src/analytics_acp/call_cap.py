@@ -37,6 +37,7 @@ import mcp_types as types
 from mcp.shared.message import ServerMessageMetadata, SessionMessage
 
 from . import sdk_private
+from .requestids import id_key
 
 log = logging.getLogger("analytics_acp")
 
@@ -94,10 +95,6 @@ def busy_error(request_id: str | int | None, max_calls: int, why: str) -> dict[s
                    f"({ENV_MAX_CALLS}), and did not run this one: {why}, then send it again.",
         "data": {"name": BUSY_NAME, "max_calls_in_progress": max_calls}}}
 
-
-def _key(request_id: Any) -> str:
-    # JSON-RPC ids 7 and "7" are different requests.
-    return f"{type(request_id).__name__}:{request_id}"
 
 
 def _request(item: SessionMessage | Exception) -> types.JSONRPCRequest | None:
@@ -157,12 +154,12 @@ class CallGate:
         if item.metadata is OWN_ANSWER:
             return
         if isinstance(message, types.JSONRPCResponse | types.JSONRPCError):
-            self._finish(_key(message.id))
+            self._finish(id_key(message.id))
         elif isinstance(message, types.JSONRPCRequest):
-            self._owed.add(_key(message.id))
+            self._owed.add(id_key(message.id))
             self._notify()
         elif _is_cancel(message):
-            self._owed.discard(_key(_cancelled_id(message)))  # given up: no answer comes
+            self._owed.discard(id_key(_cancelled_id(message)))  # given up: no answer comes
             self._notify()
 
     def _finish(self, key: str) -> None:
@@ -199,7 +196,7 @@ class CallGate:
     async def _take(self, item: SessionMessage | Exception, write: Any) -> None:
         message = item.message if isinstance(item, SessionMessage) else None
         if isinstance(message, types.JSONRPCResponse | types.JSONRPCError):
-            self._owed.discard(_key(message.id))
+            self._owed.discard(id_key(message.id))
             self._urgent.append(item)
         elif message is not None and _is_cancel(message):
             if not self._drop_held(_cancelled_id(message)):  # a held call is dropped: the SDK never saw it
@@ -218,7 +215,7 @@ class CallGate:
 
     def _drop_held(self, request_id: Any) -> bool:
         for item in self._queue:
-            if (request := _request(item)) is not None and _key(request.id) == _key(request_id):
+            if (request := _request(item)) is not None and id_key(request.id) == id_key(request_id):
                 self._queue.remove(item)
                 return True
         return False
@@ -255,7 +252,7 @@ class CallGate:
 
     def _start(self, request: types.JSONRPCRequest, metadata: Any) -> SessionMessage:
         """A call in progress from now on; ``on_request_unanswered`` ends it when it is cancelled (no answer)."""
-        key = _key(request.id)
+        key = id_key(request.id)
         self._running[key] = self._running.get(key, 0) + 1
         self._count += 1
         self.taken += 1

@@ -107,6 +107,11 @@ def request_in(raw: bytes) -> dict[str, Any] | None:
     return message if isinstance(message, dict) and "method" in message and "id" in message else None
 
 
+def id_key(request_id: Any) -> str:
+    """A dict key for a request id: JSON-RPC ids 7 and "7" are different requests."""
+    return f"{type(request_id).__name__}:{request_id}"
+
+
 def usable_id(value: Any) -> str | int | None:
     """``value`` when it is a usable request id (a string or an integer, 3.2), else None."""
     return value if isinstance(value, str) or (isinstance(value, int) and not isinstance(value, bool)) else None

@@ -46,7 +46,7 @@ from . import sdk_private
 from .argument_limits import too_large_error
 from .call_cap import DEFAULT_MAX_CALLS, OWN_ANSWER, CallGate
 from .constants import ACP_KEY, ACP_MAX_MESSAGE_BYTES
-from .requestids import head, invalid_id_error
+from .requestids import head, id_key, invalid_id_error
 from .results.table import SerializedRows
 
 DEFERRED_KEY = "analytics_acp/deferred-meta"
@@ -72,7 +72,7 @@ class DeferredMeta:
         meta = result.get("_meta")
         if not isinstance(meta, dict) or not meta:
             return result
-        key = _key(request_id)
+        key = id_key(request_id)
         with self._lock:
             self._pending[key] = meta
         return {**result, "_meta": {DEFERRED_KEY: key}}
@@ -94,16 +94,12 @@ class DeferredMeta:
     def discard(self, request_id: Any) -> None:
         """Forget the parked ``_meta`` of a cancelled request (its answer is never written)."""
         with self._lock:
-            self._pending.pop(_key(request_id), None)
+            self._pending.pop(id_key(request_id), None)
 
     def __len__(self) -> int:
         with self._lock:
             return len(self._pending)
 
-
-def _key(request_id: Any) -> str:
-    # JSON-RPC ids 7 and "7" are different requests.
-    return f"{type(request_id).__name__}:{request_id}"
 
 
 def _fragment(part: Any) -> Any:
