@@ -9,7 +9,8 @@ the cap waits ``ACP_BUSY_WAIT_S`` (default 30 s) for a place, then gets ``busy_e
 
 A call is in progress from the moment the server takes its request until its answer is on the wire, or it
 was cancelled and settled unanswered. Every request counts (tools/call, tools/list, ping...); notifications
-and the client's answers never wait.
+and the client's answers take no place. On stdio what the server has not read waits in order: a cancel
+written behind more calls than the cap is read once earlier calls are answered.
 
 One exception keeps a stdio connection from deadlocking: while the server waits for the client's answer to
 one of its own requests (``acp/read_table``, 8.8), that answer may sit in the pipe behind more calls, so
