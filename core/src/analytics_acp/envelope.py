@@ -1,6 +1,6 @@
 """The three-part result as an MCP CallToolResult (8, 8.4, 12.1).
 
-content[0].text is model_response as JSON, floats at 15 significant digits (results/numbers.py);
+content[0].text is model_response as JSON, floats as people read them (results/numbers.py);
 everything for the host rides in ``_meta.acp``.
 """
 
@@ -110,7 +110,7 @@ def success(record: CallRecord, model_response: Any, system_data: dict[str, Any]
     acp: dict[str, Any] = {"version": ACP_PROTOCOL_VERSION, "kind": record.kind, "system_info": record.system_info()}
     if system_data is not None:
         acp["system_data"] = system_data
-    # Floats as a model should read them (12790.11, not 12790.109999999999); system_data keeps them exact.
+    # Floats as people read them (12790.11, 4858: results/numbers.py); system_data keeps them exact.
     content = [{"type": "text", "text": _dumps(readable(model_response))}]
     if extra_content:
         content.extend(extra_content)

@@ -1,25 +1,53 @@
-"""Numbers as a model should read them (issue 23.5): no binary float noise in model_response.
+"""Numbers as people read them (issues 23.5, 36.5): no binary float noise in model_response.
 
-A double such as 12790.109999999999 (a sum of prices) is written as the shortest decimal that gives
-back the same value at 15 significant digits, 12790.11: what the database or API meant, and fewer
-tokens. Integers and floats that are already short are untouched. Only model_response (content[0].text)
-goes through here; system_data and the host's table keep the exact double (8.5, 8.6).
+Two steps, per value:
+
+1. A double is written with at most 15 significant digits, the most that every decimal survives
+   a round trip through a double: 12790.109999999999 (a SUM of prices) reads 12790.11.
+2. A computation's noise can be larger than that last digit: a sum of a thousand prices comes back
+   as 4857.99999999996, which step 1 keeps. Noise has a shape: the value needs 13 or more of those
+   15 digits and ends in a run of at least five 0s or 9s followed by at most two other digits. Such
+   a value reads as the number before the run, rounded: 4857.99999999996 -> 4858,
+   100.00000000001 -> 100, 0.7999999999999999 -> 0.8.
+
+A value with real precision has no such run and is left as step 1 writes it (3.14159265358979,
+0.123456789012345, 2/3 as 0.666666666666667, 1e-20); one that happens to end in five 0s or 9s and
+a digit or two moves by less than one part in 10^10 of itself. Integers are never touched. Only
+model_response (content[0].text) goes through here: system_data, the host's table and every CSV keep
+the exact double (8.5, 8.6), and the bridge's dataset view reads its rows the same way.
 """
 
 from __future__ import annotations
 
 import math
+import re
 from typing import Any
 
 SIGNIFICANT_DIGITS = 15  # every decimal with 15 significant digits survives a round trip through a double
+NOISE_MIN_DIGITS = 13  # a value this long in its 15-digit form may carry noise in its last digits
+# A run of five or more 0s or 9s, then at most two digits, at the end of the 15-digit mantissa.
+_NOISE_TAIL = re.compile(r"(?:0{5,}|9{5,})\d{0,2}$")
+
+
+def _kept_digits(value: float) -> int:
+    """How many significant digits of ``value`` people should read (module docstring)."""
+    mantissa = f"{abs(value):.{SIGNIFICANT_DIGITS - 1}e}".split("e", 1)[0]
+    digits = mantissa.replace(".", "").rstrip("0")
+    if len(digits) < NOISE_MIN_DIGITS:
+        return SIGNIFICANT_DIGITS
+    noise = _NOISE_TAIL.search(digits)
+    # A run of 9s from the first digit (0.99999999999997) rounds up to one digit: 1.
+    return SIGNIFICANT_DIGITS if noise is None else max(noise.start(), 1)
 
 
 def readable_float(value: float) -> float:
-    """``value`` rounded to 15 significant digits: its shortest repr then drops the float noise."""
-    if not math.isfinite(value):
+    """``value`` as people read it: at most 15 significant digits, and a computation's noise dropped."""
+    if not math.isfinite(value) or value == 0:
         return value
-    short = float(f"{value:.{SIGNIFICANT_DIGITS}g}")
-    return value if short == value else short  # the same object when nothing changes (no copy upstream)
+    short = float(f"{value:.{_kept_digits(value)}g}")
+    if short == value or not math.isfinite(short):  # 1.7976931348623157e308 at 15 digits would overflow
+        return value  # the same object when nothing changes (no copy upstream)
+    return short
 
 
 def readable(value: Any) -> Any:
