@@ -12,7 +12,8 @@ EVERY_CASE = {
     "per_call", "big_extraction", "peer_mcp_alchemy", "peer_dbhub", "acp_query_first", "acp_query_repeated",
     "acp_query_first_extracted",
     "build_declared", "build_inferred", "ga4_report", "http_sessions_p50", "http_sessions_p99", "http_sessions_wall",
-    "bigquery_extraction", "gsc_extraction", "tools_list", "burst",
+    "bigquery_extraction", "gsc_extraction", "tools_list", "burst", "tools_list_apps", "view_page", "view_page_sorted",
+    "view_bytes",
 }
 MAY_SKIP = {"peer_mcp_alchemy", "peer_dbhub"}
 
@@ -45,6 +46,10 @@ def test_bench_quick_runs_every_case(tmp_path):
     assert cases["tools_list"]["extra"]["after"]["tools"] == 32 and cases["tools_list"]["unit"] == "bytes"
     burst = cases["burst"]["extra"]  # every queued call answered with its whole table, the peak read from the kernel
     assert burst["answers_with_whole_table"] == burst["calls"] and burst["server_vm_hwm_mib"] > 0
+    assert cases["tools_list_apps"]["extra"]["after"]["tools"] == 34 and cases["tools_list_apps"]["extra"]["within_limit"]
+    for key in ("view_page", "view_page_sorted"):  # the view's rows are acp_query's rows
+        assert cases[key]["extra"]["same_rows_as_acp_query"] is True and cases[key]["extra"]["pages_timed"] >= 5, key
+    assert cases["view_bytes"]["extra"]["within_limit"] is True
     http = cases["http_sessions_wall"]["extra"]
     assert http["calls_checked"] >= 2 * http["sessions"] * http["calls_per_session"]
     assert "| case |" in proc.stdout and data["machine"]["cores"]

@@ -11,7 +11,7 @@ from .fixtures.bridgehost import close_quick_bridges
 from .runner import machine_info, markdown, run_case, write_results
 
 CASE_MODULES = ["percall", "bigextract", "peers", "coldstart", "httpsessions", "acpquery", "building", "ga4report",
-                "gscextract", "bigquery", "toolslist", "burst"]
+                "gscextract", "bigquery", "toolslist", "burst", "datasetview"]
 
 
 def main(argv: list[str] | None = None) -> int:

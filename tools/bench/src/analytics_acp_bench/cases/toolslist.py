@@ -1,4 +1,5 @@
-"""Case 10 (issue 23.3): bytes of the bridge's tools/list for the five-source set, before and after.
+"""Case 10 (issue 23.3): bytes of the bridge's tools/list for the five-source set, before and after; 10b the
+same for a client that negotiates MCP Apps (issue 36.3: the dataset view's ``_meta.ui`` and app-only tools).
 
 The bridge runs as an MCP stdio server with one source per ACP (databases on a SQLite file, ga4, gsc and
 bigquery with a throwaway service-account key and an unreachable loopback endpoint, prediction), as a client
@@ -26,6 +27,8 @@ from ..runner import Case
 
 ROOT = Path(__file__).resolve().parents[5]
 LIMIT_BYTES = 28_000  # issue 23.3's target for the five-source set
+APPS_LIMIT_BYTES = 30_000  # issue 36.3: the same list for a client that negotiates MCP Apps
+APPS = {"io.modelcontextprotocol/ui": {"mimeTypes": ["text/html;profile=mcp-app"]}}  # its initialize capability
 TOOL_LIMIT_BYTES = 2048  # no single published tool above 2 KB (tests/test_tool_list_size.py)
 BEFORE: dict[str, Any] = {
     "commit": "f5865f9",
@@ -83,8 +86,9 @@ def _read_line(proc: subprocess.Popen[bytes], deadline: float) -> bytes:
         sel.close()
 
 
-def measure_tools_list(timeout_s: float = 120.0) -> dict[str, Any]:
-    """Start the bridge on the five-source set and measure its tools/list response (bounded by ``timeout_s``)."""
+def measure_tools_list(timeout_s: float = 120.0, apps: bool = False) -> dict[str, Any]:
+    """Start the bridge on the five-source set and measure its tools/list response (bounded by ``timeout_s``);
+    ``apps``: the client negotiates MCP Apps (the dataset view's ``_meta.ui`` and app-only tools are listed)."""
     workdir = Path(tempfile.mkdtemp(prefix="acp-bench-toolslist-"))
     project = workdir / "project"
     project.mkdir()
@@ -96,7 +100,8 @@ def measure_tools_list(timeout_s: float = 120.0) -> dict[str, Any]:
         assert proc.stdin is not None
         messages = [
             {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-                "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "bench", "version": "1"}}},
+                "protocolVersion": "2025-11-25", "capabilities": {"extensions": APPS} if apps else {},
+                "clientInfo": {"name": "bench", "version": "1"}}},
             {"jsonrpc": "2.0", "method": "notifications/initialized"},
             {"jsonrpc": "2.0", "id": 2, "method": "tools/list", "params": {}},
         ]
@@ -135,11 +140,12 @@ def summarize(total_bytes: int, tools: list[dict[str, Any]]) -> dict[str, Any]:
 class ToolsList:
     """Measured once in setup (the figure is deterministic); every round reports it."""
 
-    def __init__(self) -> None:
+    def __init__(self, apps: bool = False) -> None:
+        self.apps = apps
         self.after: dict[str, Any] = {}
 
     def setup(self) -> None:
-        self.after = measure_tools_list()
+        self.after = measure_tools_list(apps=self.apps)
 
     def ours(self) -> float:
         return float(self.after["total_bytes"])
@@ -149,16 +155,23 @@ class ToolsList:
 
     def extra(self) -> dict[str, Any]:
         before = {**BEFORE, "approx_tokens": BEFORE["total_bytes"] // 4}
-        return {"before": before, "after": self.after, "limit_bytes": LIMIT_BYTES,
-                "within_limit": self.after["total_bytes"] <= LIMIT_BYTES,
+        limit = APPS_LIMIT_BYTES if self.apps else LIMIT_BYTES
+        return {"before": before, "after": self.after, "limit_bytes": limit, "mcp_apps": self.apps,
+                "within_limit": self.after["total_bytes"] <= limit,
                 "largest_within_2kb": self.after["largest_tool"][1] <= TOOL_LIMIT_BYTES}
 
 
 def cases(quick: bool) -> list[Case]:
-    """One case: tools/list bytes of the bridge with databases, ga4, gsc, bigquery and prediction sources."""
-    s = ToolsList()
+    """tools/list bytes of the bridge with databases, ga4, gsc, bigquery and prediction sources, for a plain
+    client and for one that negotiates MCP Apps."""
+    s, a = ToolsList(), ToolsList(apps=True)
     return [Case(
         key="tools_list", title="10. tools/list size (bridge, five sources)", target=f"<= {LIMIT_BYTES:,} B",
         target_value=LIMIT_BYTES / BEFORE["total_bytes"], ours=s.ours, baseline=s.baseline, setup=s.setup,
         extra=s.extra, ours_label="this tree", baseline_label=f"main at {BEFORE['commit']}", unit="bytes",
+    ), Case(
+        key="tools_list_apps", title="10b. tools/list size with MCP Apps (bridge, five sources)",
+        target=f"<= {APPS_LIMIT_BYTES:,} B", target_value=APPS_LIMIT_BYTES / BEFORE["total_bytes"], ours=a.ours,
+        baseline=a.baseline, setup=a.setup, extra=a.extra, ours_label="this tree, MCP Apps client",
+        baseline_label=f"main at {BEFORE['commit']}", unit="bytes",
     )]
