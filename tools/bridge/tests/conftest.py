@@ -57,10 +57,11 @@ class BridgeClient:
 
 @asynccontextmanager
 async def open_bridge(project: Path, root: Path | None = None, sources: Path | None = None, env: dict | None = None,
-                      errlog=None):
+                      errlog=None, extensions: dict | None = None):
     """Start ``python -m analytics_acp_bridge`` as an MCP stdio server and initialize a ClientSession.
 
-    ``errlog``: a file that receives the bridge's stderr (default: the test's stderr).
+    ``errlog``: a file that receives the bridge's stderr (default: the test's stderr). ``extensions``: the
+    client's extension capabilities (MCP Apps: ``{"io.modelcontextprotocol/ui": {"mimeTypes": [...]}}``).
     """
     args = ["-m", "analytics_acp_bridge", "--project", str(project)]
     if root is not None:
@@ -69,7 +70,7 @@ async def open_bridge(project: Path, root: Path | None = None, sources: Path | N
         args += ["--sources", str(sources)]
     params = StdioServerParameters(command=sys.executable, args=args, env={**os.environ, **(env or {})}, cwd=str(project))
     async with stdio_client(params, errlog=errlog or sys.stderr) as (read, write):
-        async with ClientSession(read, write) as session:
+        async with ClientSession(read, write, extensions=extensions) as session:
             await session.initialize()
             yield BridgeClient(session)
 
