@@ -68,11 +68,11 @@ async def env(tmp_path_factory, shared_bridge, write_sources):
     base = tmp_path_factory.mktemp("apps-e2e")
     project = base / "proyecto"
     db = example_db.create_example_db(project / "data" / "ventas.sqlite", days=DAYS, end=dt.date(2026, 9, 28))
+    ventas = {"id": "ventas", "acp": "databases", "label": "Ventas", "default_resource_id": "ventas",
+              "credentials": {"type": "sqlite", "path": str(db)}}
     write_sources(project / "sources.json", {"defaults": {"row_limit": 25}, "sources": [
-        {"id": "ventas", "acp": "databases", "label": "Ventas", "default_resource_id": "ventas",
-         "credentials": {"type": "sqlite", "path": str(db)}},
-        {"id": "prevision", "acp": "prediction", "label": "Previsión"},
-    ]})
+        ventas, {"id": "prevision", "acp": "prediction", "label": "Previsión"}]})
+    write_sources(project / "plain-sources.json", {"defaults": {"row_limit": 25}, "sources": [ventas]})
     httpd = ThreadingHTTPServer(("127.0.0.1", 0), _Files)
     threading.Thread(target=httpd.serve_forever, daemon=True).start()
     pw = await async_playwright().start()
@@ -186,7 +186,8 @@ async def test_the_forecast_view_shows_its_band_and_history(env):
 async def test_the_model_facing_text_is_the_same_without_apps(env, bridge):
     """The same call from a client without MCP Apps: the same texts; no _meta, no view, no app-only tool."""
     with_apps = await env["client"].session.call_tool("ventas__execute_sql", {"sql": SQL})
-    async with bridge(env["project"]) as plain:
+    async with bridge(env["project"], sources=env["project"] / "plain-sources.json") as plain:  # no forecast server
+        await plain.session.call_tool("ventas__execute_sql", {"sql": SQL})  # the first call brings the autocontext (7.5)
         without = await plain.session.call_tool("ventas__execute_sql", {"sql": SQL})
         tools = (await plain.session.list_tools()).tools
         resources = (await plain.session.list_resources()).resources
