@@ -167,7 +167,7 @@ def test_bridge_groupindex_query_connection_cannot_drop_the_index(store):
     conn = sqlite3.connect(":memory:", uri=True)
     try:
         cache.attach(conn, [store.get("sales_g")], lambda c, d: q._load(c, store, d))
-        conn.set_authorizer(q._authorizer)  # what run_query sets before the query's SQL runs
+        conn.set_authorizer(q.read_only)  # what run_query sets before the query's SQL runs
         with pytest.raises(sqlite3.DatabaseError, match="not authorized"):
             conn.execute(f"DROP INDEX d0.{name}")
     finally:

@@ -21,16 +21,19 @@ from analytics_acp.host.client import ProgressFn
 from analytics_acp.signals import CallSignals
 
 from .calls.exposure import Route, rewrite_tool
-from .calls.forward import Forwarder, text_block
+from .calls.forward import Answer, Forwarder, text_block
 from .calls.results import error_note
 from .fleet.discovery import AcpLaunch, discover
 from .fleet.process import START_TIMEOUT_S, AcpProcess, ServerUnavailable
 from .query.cache import TableCache
 from .serving import own_tools
+from .serving.skillpub import SkillCatalog
 from .sources.entries import Source, SourcesFile, load_sources
 from .sources.health import SourceHealth
 from .sources.redact import Redactor, ScrubbedStderr
 from .store.datasets import DatasetStore
+from .view import apps
+from .view.pages import DatasetView
 
 log = logging.getLogger("analytics_acp_bridge")
 # Tables past this travel as file:// JSON (DESIGN.md: the SDK's stdio reader is slow on huge lines).
@@ -60,6 +63,8 @@ class Bridge:
         self.launches: dict[str, AcpLaunch] = discover(paths.root)
         self.store = DatasetStore(paths.project)
         self.query_cache = TableCache()  # acp_query tables kept until their CSV changes (bench case 5)
+        self.view = DatasetView(self.store, self.query_cache)  # the dataset view's reads (issue 36), same tables
+        self.skills = SkillCatalog(paths.project, paths.root, lambda: discover(paths.root))
         self.redactor = Redactor(self.sources.secrets)
         # Logs are scrubbed of every literal credential too, whatever the ACP's schema says: a log
         # line is never worth a leak, while descriptions must keep non-secret values (paths) intact.
@@ -71,6 +76,7 @@ class Bridge:
         self.processes: dict[str, AcpProcess] = {}
         self.routes: dict[str, Route] = {}
         self.tools: list[dict[str, Any]] = []
+        self.viewed: set[str] = {"acp_query"}  # tools whose results the dataset view shows (MCP Apps clients)
         self.forwarder = Forwarder(self.store, self.query_cache, sources_path=paths.sources, read_dir=self.tmp / "read",
                                    inline_max_bytes=inline_max_bytes, session_id=self.session_id)
         self.health = SourceHealth(self.sources, paths.sources)
@@ -214,6 +220,7 @@ class Bridge:
                 routes[route.public] = route
                 tools.append(wire)
         self.routes, self.tools = routes, tools
+        self.viewed = {"acp_query", *(r.public for r in routes.values() if r.datasets_shown)}
 
     def stop_now(self) -> None:
         """Stop by signal (Ctrl-C, SIGTERM; issue 15.2), synchronously: the ACP servers get SIGTERM (each
@@ -236,33 +243,42 @@ class Bridge:
     # ----- calls -----
     async def call(self, name: str, arguments: dict[str, Any] | None,
                    progress: ProgressFn | None = None) -> tuple[list[dict[str, Any]], bool]:
-        """Run a published tool; returns MCP content blocks and isError (every text scrubbed of secrets).
+        """Run a published tool; returns MCP content blocks and isError (every text scrubbed of secrets)."""
+        answer = await self.run(name, arguments, progress)
+        return answer.blocks, answer.is_error
+
+    async def run(self, name: str, arguments: dict[str, Any] | None, progress: ProgressFn | None = None,
+                  with_apps: bool = False) -> Answer:
+        """Run a published tool: the client's blocks, isError and the datasets the call saved or read (every
+        text scrubbed of secrets). ``with_apps``: the client negotiated MCP Apps, so the app-only tools exist for it.
 
         ``progress`` relays a forwarded call's progress to the client; cancelling the calling task
         cancels the forwarded call at its ACP server and leaves no dataset."""
         arguments = arguments or {}
         try:
             check_arguments_size(name, arguments)  # the servers' rule, for the bridge's own tools too (15.3)
-            if name not in own_tools.NAMES and name not in self.routes:
-                await self.wait_ready()  # a source still starting: its tools exist once its server is up
-            if name in own_tools.NAMES:
-                blocks, is_error = await self._own(name, arguments, progress), False
-            elif name in self.routes:
-                blocks, is_error = await self._forward(self.routes[name], arguments, progress)
+            if with_apps and name in apps.APP_NAMES:
+                answer = Answer([text_block(self.redactor.value(await apps.call(self.view, name, arguments)))])
+            elif name in own_tools.NAMES:
+                answer = await self._own(name, arguments, progress)
             else:
-                raise self._unknown_tool(name)
+                if name not in self.routes:
+                    await self.wait_ready()  # a source still starting: its tools exist once its server is up
+                if name not in self.routes:
+                    raise self._unknown_tool(name)
+                answer = await self._forward(self.routes[name], arguments, progress)
         except AcpError as exc:
-            blocks, is_error = [text_block({"error": exc.payload()})], True
+            answer = Answer([text_block({"error": exc.payload()})], True)
             source = self.sources.get(name.split("__", 1)[0]) if "__" in name else None
             note = error_note(exc.payload(), source.id, self.paths.sources) if source is not None else None
             if note:
-                blocks.append({"type": "text", "text": note})
+                answer.blocks.append({"type": "text", "text": note})
         except Exception:
             # Logged scrubbed: an exception text may quote a value the bridge holds.
             log.error("bridge tool %s failed: %s", name, self.redactor.text(traceback.format_exc()))
             err = UpstreamError(f"The bridge failed while running {name}. See the bridge log.")
-            blocks, is_error = [text_block({"error": err.payload()})], True
-        return [self._scrub(b) for b in blocks], is_error
+            answer = Answer([text_block({"error": err.payload()})], True)
+        return Answer([self._scrub(b) for b in answer.blocks], answer.is_error, self.redactor.value(answer.datasets))
 
     def _unknown_tool(self, name: str) -> AcpError:
         """A tool of a source that could not start says which source and why (not just 'unknown')."""
@@ -286,19 +302,22 @@ class Bridge:
             return {**block, "text": self.redactor.text(block["text"])}
         return block
 
-    async def _own(self, name: str, arguments: dict[str, Any], progress: ProgressFn | None = None) -> list[dict[str, Any]]:
+    async def _own(self, name: str, arguments: dict[str, Any], progress: ProgressFn | None = None) -> Answer:
         if name == "acp_sources":  # answers at once: a source still starting says so (issue 26.5)
-            return [text_block(self.sources_report())]
+            return Answer([text_block(self.sources_report())])
         if name == "acp_datasets":
             result = await anyio.to_thread.run_sync(own_tools.datasets, self.store, arguments.get("filter"))
-            return [text_block(result)]
+            return Answer([text_block(result)])
         # acp_query reports its load and stops on cancel: SQLite interrupted, nothing cached or saved (issue 28.3).
         signals = CallSignals(progress)
         async with signals.running():
             response, note = await signals.in_thread(
                 own_tools.query, self.store, arguments.get("sql"), arguments.get("save_as"), self.query_cache, signals
             )
-        return [text_block(response), {"type": "text", "text": note}] if note else [text_block(response)]
+        blocks = [text_block(response), {"type": "text", "text": note}] if note else [text_block(response)]
+        saved = response.get("dataset")
+        title = arguments.get("save_as") or "acp_query"
+        return Answer(blocks, False, [{"id": saved, "name": None, "title": title, "rows": response["total_rows"]}] if saved else [])
 
     def sources_report(self) -> dict[str, Any]:
         """acp_sources: status, credentials yes/no, limits and tools of each source; never a secret value."""
@@ -349,8 +368,7 @@ class Bridge:
             report["error"] = self.sources.error
         return report
 
-    async def _forward(self, route: Route, arguments: dict[str, Any],
-                       progress: ProgressFn | None = None) -> tuple[list[dict[str, Any]], bool]:
+    async def _forward(self, route: Route, arguments: dict[str, Any], progress: ProgressFn | None = None) -> Answer:
         source = self.sources.get(route.source)
         assert source is not None  # routes only exist for healthy sources
         return await self.forwarder.forward(source, self.processes[source.acp], route, arguments, progress)

@@ -39,6 +39,12 @@ class Route:
     extraction: bool = False
     template_args: list[str] = field(default_factory=list)
     window_added: bool = False
+    table_args: list[str] = field(default_factory=list)  # arguments naming an acp-data dataset (8.8 table_ref)
+
+    @property
+    def datasets_shown(self) -> bool:
+        """True when the tool's result is about datasets (it saves or reads one): the dataset view shows them."""
+        return self.extraction or bool(self.table_args)
 
 
 def public_name(source_id: str, tool: str) -> str:
@@ -55,6 +61,7 @@ def rewrite_tool(tool: dict[str, Any], source_id: str, label: str, acp_name: str
         if not isinstance(prop, dict):
             continue
         if prop.get(ACP_INPUT_ANNOTATION) == ACP_INPUT_TABLE_REF:
+            route.table_args.append(name)
             # A second table argument (plot's forecast_ref) keeps the ACP's words for its role.
             role = (prop.get("description") or "").strip() if name != "table_ref" else ""
             prop["description"] = f"acp-data dataset id: {role}" if role else TABLE_REF_DESCRIPTION

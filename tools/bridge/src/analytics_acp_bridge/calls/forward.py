@@ -14,13 +14,13 @@ import logging
 import math
 import uuid
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
 from typing import Any
 
 import anyio
-from analytics_acp.errors import UpstreamError, error_from_payload
+from analytics_acp.errors import AcpError, UpstreamError, error_from_payload
 from analytics_acp.host import ProtocolError, ToolResult
 from analytics_acp.host.client import ProgressFn
 from analytics_acp.tablefile import uri_path
@@ -32,9 +32,19 @@ from ..sources.entries import Source
 from ..store.datasets import DatasetStore
 from . import early as early_csv
 from .exposure import Route, forward_arguments
-from .results import error_note, extraction_note, handle_artifacts, store_extraction
+from .results import StoredTable, error_note, extraction_note, handle_artifacts, store_extraction
 
 log = logging.getLogger("analytics_acp_bridge")
+
+
+@dataclass
+class Answer:
+    """What a tool call gives the client: MCP content blocks, isError, and the datasets it saved or read
+    (``StoredTable.shown`` entries: what the dataset view shows for an MCP Apps client)."""
+
+    blocks: list[dict[str, Any]]
+    is_error: bool = False
+    datasets: list[dict[str, Any]] = field(default_factory=list)
 
 
 class InFlight:
@@ -124,8 +134,8 @@ class Forwarder:
         return wire
 
     async def forward(self, source: Source, proc: AcpProcess, route: Route, arguments: dict[str, Any],
-                      progress: ProgressFn | None = None) -> tuple[list[dict[str, Any]], bool]:
-        """Call ``route`` on ``proc`` for ``source``; MCP content blocks and isError (not yet scrubbed).
+                      progress: ProgressFn | None = None) -> Answer:
+        """Call ``route`` on ``proc`` for ``source``; the client's answer (its texts not yet scrubbed).
 
         Cancelling the calling task cancels the call at its server; its early CSV is dropped (no dataset)."""
         call_id = uuid.uuid4().hex
@@ -147,11 +157,14 @@ class Forwarder:
                 except ServerUnavailable as exc:
                     raise UpstreamError(str(exc)) from None
                 except ProtocolError as exc:
-                    return [text_block({"error": _protocol_payload(exc)})], True
+                    return Answer([text_block({"error": _protocol_payload(exc)})], True)
                 finally:
                     for path in self._read_files.pop(call_id, []):
                         path.unlink(missing_ok=True)
-            return await self.deliver(source, proc, route, result, early)
+            answer = await self.deliver(source, proc, route, result, early)
+            if route.table_args and not answer.is_error:
+                answer.datasets += await anyio.to_thread.run_sync(self._read, route, arguments)
+            return answer
         finally:
             if early is not None:  # also when the call failed or was cancelled: its partial CSV goes
                 early.cancel()
@@ -162,8 +175,21 @@ class Forwarder:
             return None
         return early_csv.EarlyCsv(proc.tmp_dir, self.store.dir, self.store.writing)
 
+    def _read(self, route: Route, arguments: dict[str, Any]) -> list[dict[str, Any]]:
+        """The datasets the call named in its table_ref arguments (8.8), as the dataset view lists them."""
+        out = []
+        for name in route.table_args:
+            try:
+                dataset = self.store.resolve(str(arguments[name]))
+            except (KeyError, AcpError):
+                continue
+            entry = {"id": dataset.id, "name": None, "title": dataset.meta.get("title"), "rows": dataset.row_count}
+            if entry not in out:
+                out.append(entry)
+        return out
+
     async def deliver(self, source: Source, proc: AcpProcess, route: Route, result: ToolResult,
-                      early: early_csv.EarlyCsv | None = None) -> tuple[list[dict[str, Any]], bool]:
+                      early: early_csv.EarlyCsv | None = None) -> Answer:
         """The client's blocks for a result: its text, the dataset note (11.3, 16.6) and its artifacts (8.10)."""
         plain = proc.plain_mcp_reason is not None  # 4.3: a plain MCP server's _meta.acp is not ACP; ignore it
         if result.is_error:
@@ -175,13 +201,15 @@ class Forwarder:
             note = error_note(payload or {}, source.id, self.sources_path)
             if note:
                 blocks.append({"type": "text", "text": note})
-            return blocks, True
+            return Answer(blocks, True)
         model_response = _parse(result.text)
         blocks = [{"type": "text", "text": result.text}]
         extra = [b for b in result.content[1:] if isinstance(b, dict)]
         system_data = None if plain else result.system_data
+        stored: list[StoredTable] = []
         if system_data and isinstance(model_response, dict):
-            blocks.append(await self._store(source, proc, route, result, model_response, system_data, early))
+            note, stored = await self._store(source, proc, route, result, model_response, system_data, early)
+            blocks.append(note)
         if isinstance(model_response, dict):
             artifacts = await anyio.to_thread.run_sync(handle_artifacts, model_response, self.store)
             if artifacts.changed:
@@ -189,12 +217,12 @@ class Forwarder:
             blocks[1:1] = artifacts.blocks
             if artifacts.notes:
                 blocks.append({"type": "text", "text": " ".join(artifacts.notes)})
-        return blocks + extra, False
+        return Answer(blocks + extra, False, [table.shown() for table in stored])
 
     async def _store(self, source: Source, proc: AcpProcess, route: Route, result: ToolResult,
                      model_response: dict[str, Any], system_data: dict[str, Any],
-                     early: early_csv.EarlyCsv | None) -> dict[str, Any]:
-        """Save the result's tables as datasets; the note that says where they are (or why they are not)."""
+                     early: early_csv.EarlyCsv | None) -> tuple[dict[str, Any], list[StoredTable]]:
+        """Save the result's tables as datasets; the note that says where they are (or why they are not), and them."""
         try:
             stored, empty = await anyio.to_thread.run_sync(
                 lambda: store_extraction(
@@ -215,8 +243,8 @@ class Forwarder:
             log.error("cannot store %s result: %s", route.public, exc.strerror or type(exc).__name__)
             return {"type": "text", "text": (
                 f"The bridge could not save this extraction in acp-data ({exc.strerror or type(exc).__name__}); "
-                "only the rows above are available. Tell the user to check the project folder.")}
-        return {"type": "text", "text": extraction_note(stored, empty, system_data.get("format") == "tables")}
+                "only the rows above are available. Tell the user to check the project folder.")}, []
+        return {"type": "text", "text": extraction_note(stored, empty, system_data.get("format") == "tables")}, stored
 
 
 def _protocol_payload(exc: ProtocolError) -> dict[str, Any]:

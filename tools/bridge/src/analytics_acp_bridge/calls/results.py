@@ -35,6 +35,11 @@ class StoredTable:
     name: str | None
     rows: int
     returned: int | None
+    title: str | None = None
+
+    def shown(self) -> dict[str, Any]:
+        """The dataset as the dataset view lists it (one tab each)."""
+        return {"id": self.dataset_id, "name": self.name, "title": self.title, "rows": self.rows}
 
 
 def iter_rows(part: dict[str, Any], owned_dir: Path | None, http_token: str | None = None) -> Iterator[dict[str, Any]]:
@@ -117,7 +122,7 @@ def store_extraction(
                 preload=_preloader(preload, part),
             )
             if count:
-                stored.append(StoredTable(dataset_id, name, count, view.get("returned_rows")))
+                stored.append(StoredTable(dataset_id, name, count, view.get("returned_rows"), title))
             else:
                 empty.append(name)
         return stored, empty
@@ -130,7 +135,7 @@ def store_extraction(
     if claim is not None:
         _drop_owned(uri_path(str(system_data["table_uri"])), owned_dir)  # read early instead of by iter_rows
     if count:
-        stored.append(StoredTable(dataset_id, None, count, model_response.get("returned_rows")))
+        stored.append(StoredTable(dataset_id, None, count, model_response.get("returned_rows"), base_meta["title"]))
     return stored, empty
 
 

@@ -36,6 +36,7 @@ from .groupshape import GroupShape
 ENV_BUDGET = "ACP_BRIDGE_QUERY_CACHE_MB"
 DEFAULT_BUDGET_MB = 512
 MAX_INDEXES = 2  # per cached table: each costs memory and slows nothing else, but is rarely reused
+MAX_SORT_INDEXES = 4  # per cached table: one per column the dataset view sorted by (view/pages.py)
 MAX_SHAPES = 32  # GROUP BY shapes remembered per table, waiting for their second sighting
 _names = itertools.count(1)
 
@@ -75,6 +76,7 @@ class _Entry:
     table: str = ""
     seen: dict[GroupShape, int] = field(default_factory=dict)  # shapes seen once, oldest first
     indexed: list[GroupShape] = field(default_factory=list)
+    sorted: dict[str, str] = field(default_factory=dict)  # column -> its index, for the dataset view
     refused: set[GroupShape] = field(default_factory=set)  # shapes whose index could not be kept
 
 
@@ -184,7 +186,31 @@ class TableCache:
                     entry.seen.pop(next(iter(entry.seen)))
                 return None
             del entry.seen[shape]
-            name = self._build_index(entry, shape)
+            name = self._build_index(entry, shape, f"acp_group_by_{len(entry.indexed) + 1}")
+            if name is not None:
+                    self._trim()
+            return name
+
+    def index_column(self, dataset: Any, column: str) -> str | None:
+        """The index on ``column`` of the cached ``dataset``'s table, built on the first call for it.
+
+        The dataset view (view/pages.py) pages a sorted dataset by seeking this index instead of sorting
+        the table for every page. At most MAX_SORT_INDEXES per table, within the budget like the GROUP BY
+        ones; None when the table is not cached or the index could not be kept (pages then sort).
+        """
+        with self._lock:
+            key = identity(dataset)
+            entry = self._entries.get(key) if key is not None else None
+            if entry is None:
+                return None
+            if column in entry.sorted:
+                return entry.sorted[column]
+            shape = GroupShape(entry.table.lower(), (column,), ())
+            if shape in entry.refused or len(entry.sorted) >= MAX_SORT_INDEXES:
+                return None
+            name = self._build_index(entry, shape, f"acp_sort_{len(entry.sorted) + 1}")
+            if name is not None:
+                entry.sorted[column] = name
             self._trim()
             return name
 
@@ -230,9 +256,8 @@ class TableCache:
         self._entries[key] = entry
         return entry, True
 
-    def _build_index(self, entry: _Entry, shape: GroupShape) -> str | None:
+    def _build_index(self, entry: _Entry, shape: GroupShape, name: str) -> str | None:
         """CREATE INDEX for ``shape`` in the entry's database; None (and never again) if it does not fit."""
-        name = f"acp_group_by_{len(entry.indexed) + 1}"
         columns = ", ".join(_quote(c) for c in shape.columns)
         keeper = entry.keeper
         try:

@@ -187,8 +187,14 @@ def named_identifiers(sql: str) -> set[str]:
     return {t.text.lower() for t in tokens if t.token_type in kinds or t.text.isidentifier()}
 
 
-def _authorizer(action: int, *_args: Any) -> int:
+def read_only(action: int, *_args: Any) -> int:
+    """SQLite authorizer of every query connection: reading only (16.6)."""
     return sqlite3.SQLITE_OK if action in ALLOWED_ACTIONS else sqlite3.SQLITE_DENY
+
+
+def load_table(conn: sqlite3.Connection, store: DatasetStore, dataset: Dataset) -> None:
+    """Create the dataset's typed table in ``conn`` and fill it from its CSV (what acp_query loads)."""
+    _load(conn, store, dataset)
 
 
 def _load(conn: sqlite3.Connection, store: DatasetStore, dataset: Dataset, stopper: Stopper | None = None,
@@ -254,7 +260,7 @@ def run_query(store: DatasetStore, sql: str, cache: TableCache | None = None,
             to_load = cache.attach(conn, datasets, lambda c, d: _load(c, store, d, stopper, progress))
         for dataset in to_load:
             _load(conn, store, dataset, stopper, progress)
-        conn.set_authorizer(_authorizer)  # from here on, only reads (16.6)
+        conn.set_authorizer(read_only)  # from here on, only reads (16.6)
         if cache is not None:
             _adapt_indexes(conn, cache, sql, statement, [d for d in datasets if d not in to_load])
         stopper.keep(conn)  # until the caller closes it

@@ -21,6 +21,7 @@ from .. import __version__
 from ..bridge import Bridge, Paths
 from ..query import sql as query  # noqa: F401  acp_query's parser (sqlglot) loaded at start, not on the first query
 from ..sources.redact import RedactingFilter
+from ..view import apps
 from . import skillpub
 
 INSTRUCTIONS = (
@@ -33,28 +34,46 @@ RESOURCE_NOT_FOUND = -32002  # MCP's code for resources/read of an unknown URI
 
 
 def build_server(bridge: Bridge) -> Server[Any]:
-    """The MCP server publishing the bridge's tools and every source's tools."""
+    """The MCP server publishing the bridge's tools and every source's tools (and, for a client that negotiates
+    MCP Apps, the dataset view: view/apps.py)."""
 
     async def list_tools(ctx: Any, params: types.PaginatedRequestParams | None) -> types.ListToolsResult:
         await bridge.wait_ready()  # the servers starting locally (never a source's network probe)
-        return types.ListToolsResult(tools=[types.Tool.model_validate(t) for t in bridge.tools])
+        tools = apps.tools_for_apps(bridge.tools, bridge.viewed) if _apps(ctx) else bridge.tools
+        return types.ListToolsResult(tools=[types.Tool.model_validate(t) for t in tools])
 
     async def call_tool(ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
-        blocks, is_error = await bridge.call(params.name, params.arguments, progress=progress_sender(ctx))
-        return types.CallToolResult.model_validate({"content": blocks, "isError": is_error})
+        with_apps = _apps(ctx)
+        answer = await bridge.run(params.name, params.arguments, progress=progress_sender(ctx), with_apps=with_apps)
+        result: dict[str, Any] = {"content": answer.blocks, "isError": answer.is_error}
+        if with_apps and params.name in bridge.viewed:
+            result["_meta"] = apps.result_meta(answer.datasets)  # the texts stay those of any client
+        return types.CallToolResult.model_validate(result)
 
     async def list_resources(ctx: Any, params: types.PaginatedRequestParams | None) -> types.ListResourcesResult:
-        return types.ListResourcesResult.model_validate({"resources": skillpub.resources()})
+        listed = await anyio.to_thread.run_sync(bridge.skills.resources)  # reads the skill folders
+        return types.ListResourcesResult.model_validate({"resources": listed + ([apps.resource()] if _apps(ctx) else [])})
 
     async def read_resource(ctx: Any, params: types.ReadResourceRequestParams) -> types.ReadResourceResult:
-        text = skillpub.read(str(params.uri))
+        uri = str(params.uri)
+        view = apps.read(uri)
+        if view is not None:
+            return types.ReadResourceResult.model_validate({"contents": [view]})
+        text = await anyio.to_thread.run_sync(bridge.skills.read, uri)
         if text is None:
+            published = await anyio.to_thread.run_sync(bridge.skills.resources)
             raise MCPError(RESOURCE_NOT_FOUND, f"No resource {params.uri}. The bridge publishes its skills: "
-                           + ", ".join(r["uri"] for r in skillpub.resources()))
-        return types.ReadResourceResult.model_validate(
-            {"contents": [{"uri": str(params.uri), "mimeType": skillpub.MIME, "text": text}]})
+                           + ", ".join(r["uri"] for r in published))
+        return types.ReadResourceResult.model_validate({"contents": [{"uri": uri, "mimeType": skillpub.MIME, "text": text}]})
 
-    return Server(
+    async def negotiate_apps(ctx: Any, call_next: Any) -> Any:
+        """Declare MCP Apps in the initialize result of a client that negotiated it (and only then)."""
+        result = await call_next(ctx)
+        if ctx.method == "initialize" and isinstance(ctx.params, dict) and apps.negotiated(ctx.params.get("capabilities")):
+            result = apps.advertise(dict(result))
+        return result
+
+    server: Server[Any] = Server(
         "analytics-acp-bridge",
         version=__version__,
         title="ACP Bridge",
@@ -64,6 +83,13 @@ def build_server(bridge: Bridge) -> Server[Any]:
         on_list_resources=list_resources,
         on_read_resource=read_resource,
     )
+    server.middleware.append(negotiate_apps)
+    return server
+
+
+def _apps(ctx: Any) -> bool:
+    """Whether this connection's client negotiated MCP Apps (its initialize capabilities)."""
+    return apps.negotiated(ctx.session.client_capabilities)
 
 
 async def serve_stdio(paths: Paths, max_calls: int | None = None) -> None:

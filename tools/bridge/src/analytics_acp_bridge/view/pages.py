@@ -23,6 +23,7 @@ import base64
 import binascii
 import json
 import re
+import threading
 from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any
@@ -66,6 +67,7 @@ class DatasetView:
         self.cache = cache
         self._counts: OrderedDict[tuple[Any, ...], int] = OrderedDict()
         self._charts: OrderedDict[tuple[Any, ...], dict[str, Any] | None] = OrderedDict()
+        self._lock = threading.Lock()  # the memos; pages run in worker threads, several at once
 
     def summary(self, dataset_id: Any, *, y: Any = None) -> dict[str, Any]:
         """The dataset's card (acp_datasets' fields, ``row_count``, typed ``columns``) and ``chart`` (chart.py),
@@ -77,13 +79,13 @@ class DatasetView:
         out.update(dataset_id=dataset.id, row_count=dataset.row_count,
                    columns=[{"name": str(h["name"]), "type": h.get("type") or "string"} for h in dataset.headers])
         key = (identity(dataset), y)
-        if key not in self._charts:
+        with self._lock:
+            chart = self._charts.get(key, _MISSING)
+        if chart is _MISSING:
             with open_table(self.store, self.cache, dataset) as table:
-                self._charts[key] = chart_of(self.store, self.cache, table, y)
-            while len(self._charts) > MEMO_SIZE:
-                self._charts.popitem(last=False)
-        self._charts.move_to_end(key)
-        out["chart"] = self._charts[key]
+                chart = chart_of(self.store, self.cache, table, y)
+        _remember(self._charts, key, chart, self._lock)
+        out["chart"] = chart
         return out
 
     # ----- the reusable entry point -----
@@ -139,17 +141,16 @@ class DatasetView:
     # ----- counts (kept: a filter scans the table once, not once a page) -----
     def _count(self, table: Table, text: str | None, null_column: str | None) -> int:
         key = (identity(table.dataset), text, null_column)
-        if key in self._counts:
-            self._counts.move_to_end(key)
-            return self._counts[key]
+        with self._lock:
+            known = self._counts.get(key)
+        if known is not None:
+            return known
         where, params = _where(table, text)
         if null_column is not None:
             where.append(f"{table.column(null_column)} IS NULL")
         sql = f"SELECT count(*) FROM {table.ref}" + (f" WHERE {' AND '.join(where)}" if where else "")
         (n,) = table.conn.execute(sql, params).fetchone()
-        self._counts[key] = int(n)
-        while len(self._counts) > MEMO_SIZE:
-            self._counts.popitem(last=False)
+        _remember(self._counts, key, int(n), self._lock)
         return int(n)
 
     # ----- an arbitrary window: [start, start + count) of the requested order -----
@@ -260,6 +261,18 @@ class DatasetView:
         clause = " AND ".join([*extra, *where])
         return table.conn.execute(f"SELECT rowid, * FROM {table.ref} WHERE {clause} ORDER BY {keys} LIMIT :take",
                                   {**params, **values, "take": count}).fetchall()
+
+
+_MISSING: Any = object()
+
+
+def _remember(memo: OrderedDict[tuple[Any, ...], Any], key: tuple[Any, ...], value: Any, lock: threading.Lock) -> None:
+    """Keep ``value`` as the most recent entry of a bounded memo."""
+    with lock:
+        memo[key] = value
+        memo.move_to_end(key)
+        while len(memo) > MEMO_SIZE:
+            memo.popitem(last=False)
 
 
 def _where(table: Table, text: str | None) -> tuple[list[str], dict[str, Any]]:

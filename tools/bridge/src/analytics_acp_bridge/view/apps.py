@@ -18,7 +18,11 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+import anyio
+from analytics_acp.errors import InvalidArguments
 from mcp.server.apps import APP_MIME_TYPE, EXTENSION_ID
+
+from .pages import DatasetView
 
 VIEW_URI = "ui://analytics-acp/dataset"
 RESULT_KEY = "analytics-acp/view"  # the result _meta key naming the datasets to show
@@ -55,6 +59,19 @@ APP_TOOLS: list[dict[str, Any]] = [
     },
 ]
 APP_NAMES = {t["name"] for t in APP_TOOLS}
+_ARGUMENTS = {t["name"]: set(t["inputSchema"]["properties"]) for t in APP_TOOLS}
+
+
+async def call(view: DatasetView, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
+    """The answer of an app-only tool (a page or a dataset's card), read in a worker thread; typed errors raise."""
+    unknown = sorted(set(arguments) - _ARGUMENTS[name])
+    if unknown:
+        raise InvalidArguments(f"{name} takes {', '.join(sorted(_ARGUMENTS[name]))}; not {', '.join(unknown)}.")
+    dataset_id = arguments.get("dataset_id")
+    if name == "acp_dataset_summary":
+        return await anyio.to_thread.run_sync(lambda: view.summary(dataset_id, y=arguments.get("y")))
+    options = {k: arguments[k] for k in ("offset", "cursor", "limit", "sort", "filter") if arguments.get(k) is not None}
+    return await anyio.to_thread.run_sync(lambda: view.page(dataset_id, **options))
 
 
 def negotiated(capabilities: Any) -> bool:

@@ -17,7 +17,6 @@ from typing import Any
 from analytics_acp.errors import TableNotFound
 
 from ..query.cache import TableCache
-from ..query.sql import load_table, read_only
 from ..query.tableload import quote
 from ..store.datasets import Dataset, DatasetStore
 
@@ -69,6 +68,8 @@ def find_dataset(store: DatasetStore, dataset_id: Any) -> Dataset:
 @contextlib.contextmanager
 def open_table(store: DatasetStore, cache: TableCache, dataset: Dataset) -> Iterator[Table]:
     """The dataset's table on a fresh read-only connection (loaded into the cache if needed)."""
+    from ..query.sql import load_table, read_only  # sqlglot with it: not for bridge --check, which imports the bridge
+
     conn = sqlite3.connect(":memory:", uri=True, check_same_thread=False)  # uri: ATTACH of memdb names
     try:
         leftover = cache.attach(conn, [dataset], lambda c, d: load_table(c, store, d))
