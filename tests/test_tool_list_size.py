@@ -15,9 +15,11 @@ from analytics_acp.plugins import available_connectors, load_connector
 from analytics_acp.runtime_tools import tool_list
 from analytics_acp_bridge.calls.exposure import rewrite_tool
 from analytics_acp_bridge.serving import own_tools
+from analytics_acp_bridge.view import apps
 
 MAX_TOOL_BYTES = 2048
 MAX_FIVE_SOURCES_BYTES = 28_000
+MAX_FIVE_SOURCES_APPS_BYTES = 30_000  # issue 36.3: the same list for a client that negotiates MCP Apps
 LONG_LABEL = "Google Analytics 4 (ikaue.com)"  # the longest label of tools/bridge/sources.example.json
 # The bench's five-source set (tools/bench toolslist.py): source id and label per ACP.
 FIVE = {"databases": ("db", "Shop"), "ga4": ("ga", "GA4"), "gsc": ("sc", "GSC"), "bigquery": ("bq", "BQ"),
@@ -33,10 +35,13 @@ def published(connector_id):
     return runtime, tool_list(runtime.state)
 
 
-def bridged(connector_id, source_id, label):
+def bridged(connector_id, source_id, label, routes=None):
     runtime, tools = published(connector_id)
     extraction = set(runtime.loaded.extraction_tools)
-    return [rewrite_tool(t, source_id, label, runtime.info.name, t["name"] in extraction)[0] for t in tools]
+    out = [rewrite_tool(t, source_id, label, runtime.info.name, t["name"] in extraction) for t in tools]
+    if routes is not None:
+        routes.extend(route for _, route in out)
+    return [wire for wire, _ in out]
 
 
 CONNECTORS = sorted(available_connectors())
@@ -67,3 +72,17 @@ def test_five_source_tool_list_within_28kb():
     assert len(tools) == 32
     assert len(line.encode()) <= MAX_FIVE_SOURCES_BYTES, len(line.encode())
 
+
+
+def test_five_source_tool_list_with_mcp_apps_within_30kb():
+    """An MCP Apps client also gets _meta.ui on the dataset tools and the two app-only tools (issue 36.3)."""
+    tools, routes = [dict(t) for t in own_tools.TOOLS], []
+    for connector_id, (source_id, label) in FIVE.items():
+        tools += bridged(connector_id, source_id, label, routes)
+    viewed = {"acp_query", *(r.public for r in routes if r.datasets_shown)}
+    listed = apps.tools_for_apps(tools, viewed)
+    line = json.dumps({"jsonrpc": "2.0", "id": 2, "result": {"tools": listed}}, ensure_ascii=False, separators=(",", ":"))
+    assert len(listed) == 34 and {"db__execute_sql", "fc__forecast", "fc__plot", "acp_query"} <= viewed
+    assert not {"db__validate_sql", "acp_sources", "acp_datasets"} & viewed
+    assert len(line.encode()) <= MAX_FIVE_SOURCES_APPS_BYTES, len(line.encode())
+    assert max(size(t) for t in apps.APP_TOOLS) <= MAX_TOOL_BYTES

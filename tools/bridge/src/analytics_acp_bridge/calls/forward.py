@@ -208,8 +208,8 @@ class Forwarder:
         system_data = None if plain else result.system_data
         stored: list[StoredTable] = []
         if system_data and isinstance(model_response, dict):
-            note, stored = await self._store(source, proc, route, result, model_response, system_data, early)
-            blocks.append(note)
+            saved, stored = await self._store(source, proc, route, result, model_response, system_data, early)
+            blocks.append(saved)
         if isinstance(model_response, dict):
             artifacts = await anyio.to_thread.run_sync(handle_artifacts, model_response, self.store)
             if artifacts.changed:

@@ -135,7 +135,8 @@ def store_extraction(
     if claim is not None:
         _drop_owned(uri_path(str(system_data["table_uri"])), owned_dir)  # read early instead of by iter_rows
     if count:
-        stored.append(StoredTable(dataset_id, None, count, model_response.get("returned_rows"), base_meta["title"]))
+        title = system_info.get("title")
+        stored.append(StoredTable(dataset_id, None, count, model_response.get("returned_rows"), str(title) if title else None))
     return stored, empty
 
 

@@ -28,23 +28,22 @@ VIEW_URI = "ui://analytics-acp/dataset"
 RESULT_KEY = "analytics-acp/view"  # the result _meta key naming the datasets to show
 ASSET = Path(__file__).resolve().parent / "dataset.html"
 _APP_ONLY = {"resourceUri": VIEW_URI, "visibility": ["app"]}
-_DATASET_ID = {"type": "string", "description": "Dataset id."}
+_DATASET_ID = {"type": "string"}
 
-# Hosts keep these from the model (visibility ["app"]); their words are for the view's author only.
+# Hosts keep these from the model (visibility ["app"]); short, like every tool (tools/list, issue 23.3).
 APP_TOOLS: list[dict[str, Any]] = [
     {
         "name": "acp_dataset_page",
-        "description": "Dataset view: typed rows of a window of a dataset (offset or cursor), sorted and filtered.",
+        "description": "Dataset view: a window of a dataset's typed rows (offset or cursor), sorted, filtered.",
         "inputSchema": {
             "type": "object",
             "properties": {
                 "dataset_id": _DATASET_ID,
-                "offset": {"type": "integer", "minimum": 0},
+                "offset": {"type": "integer"},
                 "cursor": {"type": "string"},
-                "limit": {"type": "integer", "minimum": 1, "maximum": 500},
-                "sort": {"type": "object", "properties": {"column": {"type": "string"}, "desc": {"type": "boolean"}},
-                         "required": ["column"]},
-                "filter": {"type": "string", "maxLength": 200},
+                "limit": {"type": "integer"},
+                "sort": {"type": "object", "properties": {"column": {"type": "string"}, "desc": {"type": "boolean"}}},
+                "filter": {"type": "string"},
             },
             "required": ["dataset_id"],
         },
@@ -52,7 +51,7 @@ APP_TOOLS: list[dict[str, Any]] = [
     },
     {
         "name": "acp_dataset_summary",
-        "description": "Dataset view: a dataset's card, typed columns and the chart its shape calls for.",
+        "description": "Dataset view: a dataset's card, typed columns and chart.",
         "inputSchema": {"type": "object", "properties": {"dataset_id": _DATASET_ID, "y": {"type": "string"}},
                         "required": ["dataset_id"]},
         "_meta": {"ui": _APP_ONLY},
