@@ -178,8 +178,24 @@ async def test_the_forecast_view_shows_its_band_and_history(env):
     assert await chart.locator("circle.pt.fc").count() == 14
     assert await chart.locator("circle.pt.hist").count() == DAYS  # the history: the dataset the forecast read
     assert await frame.locator("html").get_attribute("data-theme") == "dark"
-    await env["page"].evaluate("() => window.setTheme('forecast', 'light')")
+    await env["page"].evaluate("() => window.setContext('forecast', {theme: 'light'})")
     await frame.locator('html[data-theme="light"]').wait_for()
+    # a small frame: the plain table, no chart
+    await env["page"].evaluate("() => window.setContext('forecast', {containerDimensions: {width: 380, maxHeight: 240}})")
+    await frame.locator("body.small").wait_for()
+    assert not await chart.is_visible() and await frame.locator("#rows tr").count() == 14
+
+
+@pytest.mark.asyncio(loop_scope="module")
+async def test_the_plot_view_shows_the_image_and_the_table_it_drew(env):
+    sales = await env["client"].session.call_tool("ventas__execute_sql", {"sql": SQL})
+    dataset = sales.meta["analytics-acp/view"]["datasets"][0]["id"]
+    shown = await show(env, "plot", "prevision__plot", {"table_ref": dataset, "x": "fecha", "y": "pedidos"})
+    frame = shown["frame"]
+    assert [c["mimeType"] for c in shown["raw"]["content"] if c["type"] == "image"] == ["image/png"]
+    assert await frame.locator("img.plot").count() == 1
+    assert await frame.locator("img.plot").evaluate("img => img.complete && img.naturalWidth > 0")
+    assert await frame.locator("#status").inner_text() == f"Rows 1–50 of {DAYS * CHANNELS}"
 
 
 @pytest.mark.asyncio(loop_scope="module")

@@ -234,8 +234,9 @@ async def test_search_console_and_ga4_joined_by_page(google, bridge, write_sourc
     want = truth(start, end)
 
     async with bridge(project, sources=project / "sources.json", env=env) as client:
-        listed = await client.session.list_resources()
-        assert [str(r.uri) for r in listed.resources] == ["skill://search-console-ga4-by-page/SKILL.md"]
+        listed = await client.session.list_resources()  # the bridge's skill, then the installed ACPs' (gsc's...)
+        assert [str(r.uri) for r in listed.resources][0] == "skill://search-console-ga4-by-page/SKILL.md"
+        assert "skill://gsc-ga4-landing-pages/SKILL.md" in {str(r.uri) for r in listed.resources}
         skill = await client.session.read_resource("skill://search-console-ga4-by-page/SKILL.md")
         assert skill.contents[0].text == SKILL.read_text(encoding="utf-8")
 
