@@ -199,6 +199,28 @@ async def test_the_plot_view_shows_the_image_and_the_table_it_drew(env):
 
 
 @pytest.mark.asyncio(loop_scope="module")
+async def test_several_datasets_get_one_tab_each(env):
+    """A multitable result lists one dataset per table (test_bridge_apps.py); the view gives each a tab."""
+    client = env["client"]
+    sales = (await client.session.call_tool("ventas__execute_sql", {"sql": SQL})).meta["analytics-acp/view"]["datasets"]
+    monthly = await client.session.call_tool("acp_query", {"sql": f"SELECT substr(fecha, 1, 7) AS mes, SUM(pedidos) AS "
+                                                                    f"pedidos FROM {sales[0]['id']} GROUP BY mes"})
+    tables = sales + monthly.meta["analytics-acp/view"]["datasets"]
+    html = (await client.session.read_resource("ui://analytics-acp/dataset")).contents[0].text
+    result = {"content": [{"type": "text", "text": "{}"}], "_meta": {"analytics-acp/view": {"datasets": tables}}}
+    await env["page"].evaluate("args => window.showView(args)", {
+        "id": "tabs", "html": html, "toolInput": {}, "toolResult": result, "theme": "light", "maxHeight": 2000})
+    frame = env["page"].frame_locator("#tabs")
+    tabs = frame.get_by_role("tab")
+    await frame.locator("#status").wait_for()
+    assert await tabs.count() == 2 and await tabs.first.get_attribute("aria-selected") == "true"
+    await tabs.nth(1).click()
+    await frame.locator("#status", has_text="Rows 1–3 of 3").wait_for()  # July, August, September
+    assert await frame.locator('svg[data-kind="line"] circle.pt').count() == 0  # a month is text: bars
+    assert await frame.locator('svg[data-kind="bars"] rect.bar').count() == 3
+
+
+@pytest.mark.asyncio(loop_scope="module")
 async def test_the_model_facing_text_is_the_same_without_apps(env, bridge):
     """The same call from a client without MCP Apps: the same texts; no _meta, no view, no app-only tool."""
     with_apps = await env["client"].session.call_tool("ventas__execute_sql", {"sql": SQL})
