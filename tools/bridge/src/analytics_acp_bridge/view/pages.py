@@ -182,7 +182,9 @@ class DatasetView:
         return self._walk(table, text, [], ["rowid"], lo, hi - lo, matched)
 
     def _contiguous(self, table: Table, total: int) -> bool:
-        (low, high) = table.conn.execute(f"SELECT min(rowid), max(rowid) FROM {table.ref}").fetchone()
+        # Two subqueries: SQLite answers a lone min() or max() from the B-tree's ends; both in one SELECT scan it.
+        (low, high) = table.conn.execute(f"SELECT (SELECT min(rowid) FROM {table.ref}), "
+                                         f"(SELECT max(rowid) FROM {table.ref})").fetchone()
         return total == 0 or (low == 1 and high == total)
 
     def _segment(self, table: Table, column: str, text: str | None, nulls: bool, skip: int, take: int,
