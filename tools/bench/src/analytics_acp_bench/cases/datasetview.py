@@ -1,4 +1,4 @@
-"""Case 11 (issue 36): the dataset view of MCP Apps: a page's latency anywhere in 1M rows, sorted too, and the view's bytes.
+"""Case 12 (issue 36): the dataset view of MCP Apps: a page's latency anywhere in 1M rows, sorted too, and the view's bytes.
 
 A bridge runs as an MCP stdio server for a client that negotiates MCP Apps (``io.modelcontextprotocol/ui``),
 so its app-only tools are listed; one real extraction (databases connector) saves 1M x 6 rows in acp-data,
@@ -177,15 +177,15 @@ def cases(quick: bool) -> list[Case]:
     plain, ordered, size = PageCase(state, None), PageCase(state, "amount"), ViewBytes(state)
     base = "acp_query LIMIT 100 OFFSET k"
     return [
-        Case(key="view_page", title=f"11. dataset view: a page of {PAGE_ROWS} rows anywhere in {state.rows:,} rows",
+        Case(key="view_page", title=f"12. dataset view: a page of {PAGE_ROWS} rows anywhere in {state.rows:,} rows",
              target=f"slowest page < {PAGE_BAR_S * 1000:.0f} ms (ratio reported)", target_value=float("inf"),
              ours=plain.ours, baseline=plain.baseline, setup=plain.setup, teardown=state.release, extra=plain.extra,
              ours_label="acp_dataset_page (rowid seek)", baseline_label=base),
-        Case(key="view_page_sorted", title=f"11b. dataset view: a sorted page of {PAGE_ROWS} rows in {state.rows:,} rows",
+        Case(key="view_page_sorted", title=f"12b. dataset view: a sorted page of {PAGE_ROWS} rows in {state.rows:,} rows",
              target="reported", target_value=float("inf"), ours=ordered.ours, baseline=ordered.baseline,
              setup=ordered.setup, teardown=state.release, extra=ordered.extra,
              ours_label="acp_dataset_page sorted (index, keyset)", baseline_label=f"{base} ORDER BY amount"),
-        Case(key="view_bytes", title="11c. dataset view: bytes of ui://analytics-acp/dataset", unit="bytes",
+        Case(key="view_bytes", title="12c. dataset view: bytes of ui://analytics-acp/dataset", unit="bytes",
              target=f"<= {VIEW_LIMIT_BYTES:,} B", target_value=VIEW_LIMIT_BYTES / APP_WITH_DEPS_BYTES,
              ours=size.ours, baseline=size.baseline, setup=size.setup, teardown=state.release, extra=size.extra,
              ours_label="hand-written view", baseline_label="ext-apps app-with-deps.js"),
