@@ -57,20 +57,23 @@ class BridgeClient:
 
 @asynccontextmanager
 async def open_bridge(project: Path, root: Path | None = None, sources: Path | None = None, env: dict | None = None,
-                      errlog=None, extensions: dict | None = None):
+                      errlog=None, extensions: dict | None = None, message_handler=None, cwd: Path | None = None):
     """Start ``python -m analytics_acp_bridge`` as an MCP stdio server and initialize a ClientSession.
 
     ``errlog``: a file that receives the bridge's stderr (default: the test's stderr). ``extensions``: the
     client's extension capabilities (MCP Apps: ``{"io.modelcontextprotocol/ui": {"mimeTypes": [...]}}``).
+    ``message_handler``: the ClientSession's handler of server notifications; ``cwd``: the folder it starts in
+    (default: the project).
     """
     args = ["-m", "analytics_acp_bridge", "--project", str(project)]
     if root is not None:
         args += ["--root", str(root)]
     if sources is not None:
         args += ["--sources", str(sources)]
-    params = StdioServerParameters(command=sys.executable, args=args, env={**os.environ, **(env or {})}, cwd=str(project))
+    params = StdioServerParameters(command=sys.executable, args=args, env={**os.environ, **(env or {})},
+                                   cwd=str(cwd or project))
     async with stdio_client(params, errlog=errlog or sys.stderr) as (read, write):
-        async with ClientSession(read, write, extensions=extensions) as session:
+        async with ClientSession(read, write, extensions=extensions, message_handler=message_handler) as session:
             await session.initialize()
             yield BridgeClient(session)
 

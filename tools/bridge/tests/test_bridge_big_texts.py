@@ -31,10 +31,11 @@ def test_query_sql_stored_once_and_listing_bounded(tmp_path):
 async def test_bridge_tools_refuse_arguments_over_the_maximum(tmp_path):
     # The servers' 1 MiB rule (analytics_acp.argument_limits) holds for the bridge's own tools:
     # nothing is stored or echoed, the model gets ACP_INVALID_ARGUMENTS naming the limit.
-    from analytics_acp_bridge.bridge import Bridge, Paths
+    from analytics_acp_bridge.factory import Factory
+    from analytics_acp_bridge.paths import Paths
 
     (tmp_path / "sources.json").write_text(json.dumps({"sources": []}))
-    bridge = Bridge(Paths(project=tmp_path, sources=tmp_path / "sources.json", root=tmp_path / "root"))
+    bridge = Factory(Paths(project=tmp_path, sources=tmp_path / "sources.json", root=tmp_path / "root")).bridge()
     sql = "SELECT 1 AS x WHERE 'a' = '" + "a" * (2 * 1024 * 1024) + "'"
     blocks, is_error = await bridge.call("acp_query", {"sql": sql, "save_as": "huge"})
     error = json.loads(blocks[0]["text"])["error"]

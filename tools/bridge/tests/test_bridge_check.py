@@ -48,7 +48,7 @@ def test_check_offline_one_line_per_source_and_exit_code(tmp_path, fixture_root,
     assert set(lines) == {"fx", "noschema", "noenv", "nope"}
     assert lines["fx"].startswith("ok ")
     assert lines["noschema"].startswith("error ") and "missing required field(s) token" in lines["noschema"]
-    assert "BRIDGE_CHECK_UNSET is not set" in lines["noenv"] and "ACP_CREDENTIALS_INVALID" in lines["noenv"]
+    assert "BRIDGE_CHECK_UNSET is not set" in lines["noenv"] and "ACP_CREDENTIALS_MISSING" in lines["noenv"]
     assert "not installed" in lines["nope"] and str(sources) in lines["nope"]  # the fix names the file
     assert SECRET not in done.stdout + done.stderr
     assert not (tmp_path / "acp-data").exists()  # a check writes nothing into the project

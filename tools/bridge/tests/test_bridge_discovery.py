@@ -35,7 +35,7 @@ def test_bridge_discovery_folders_and_precedence(tmp_path):
 
 
 def test_bridge_discovery_folder_acp_gets_its_own_cache(tmp_path, monkeypatch):
-    from analytics_acp_bridge.bridge import _cache_dir
+    from analytics_acp_bridge.factory import _cache_dir
     from analytics_acp_bridge.fleet.discovery import AcpLaunch
 
     monkeypatch.setenv("ACP_CACHE_DIR", str(tmp_path / "cache"))

@@ -11,6 +11,7 @@ from analytics_acp_bridge.calls.forward import EarlyStarter, InFlight
 from analytics_acp_bridge.calls.results import handle_artifacts
 from analytics_acp_bridge.sources.entries import load_sources
 from analytics_acp_bridge.sources.health import SourceHealth
+from analytics_acp_bridge.sources.validate import entry_finding
 from analytics_acp_bridge.store.datasets import DatasetStore
 
 
@@ -113,13 +114,56 @@ def test_early_reader_starts_only_for_a_call_still_running():
     assert slow.started.is_set() and not quick.started.is_set()
 
 
-def test_health_owns_the_unknown_acp_error(tmp_path, write_sources):
+def test_the_validator_finds_the_unknown_acp_and_health_records_it(tmp_path, write_sources):
     path = tmp_path / "sources.json"
     write_sources(path, {"sources": [{"id": "shop", "acp": "nope"}]})
     sources = load_sources(path, tmp_path)
-    health = SourceHealth(sources, path)
-    health.check_installed(["databases"])
+    health = SourceHealth(sources)
     source = sources.sources[0]
+    finding = entry_finding(source, ["databases"], path)
+    assert finding is not None and finding.error.name == "ACP_INVALID_ARGUMENTS"  # a set-up problem, not credentials
+    health.setup_error(source, finding)
     assert source.error is None  # the source as read stays as read; its health says what is wrong
     assert health.of(source).status == "error" and not health.publishes_tools(source)
     assert "not installed" in health.of(source).line() and "databases" in (health.of(source).fix or "")
+
+
+def test_a_retired_server_stops_only_once_its_calls_in_flight_have_answered(tmp_path):
+    """Issue 34.3: a reload that no longer needs a server lets the calls in flight on it finish, then stops it;
+    it is never started again (a late call is told to retry instead)."""
+    from analytics_acp_bridge.fleet.discovery import AcpLaunch
+    from analytics_acp_bridge.fleet.process import AcpProcess, ServerUnavailable
+
+    gate = anyio.Event()
+
+    class Client:  # the running connection, answering once the gate opens
+        plain_mcp_reason = None
+
+        async def call_tool(self, name, arguments, meta=None, on_progress=None):
+            await gate.wait()
+            return f"{name} answered"
+
+    async def no_tables(ref, call_id):
+        raise AssertionError("no table is read")
+
+    async def main():
+        proc = AcpProcess(AcpLaunch(id="x", name="x", origin="installed"), no_tables, tmp_path, None)
+        proc.client = Client()  # type: ignore[assignment]
+        answers = []
+
+        async def call():
+            answers.append(await proc.call("whoami", {}, {}))
+
+        with anyio.fail_after(30):
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(call)
+                await anyio.wait_all_tasks_blocked()
+                tg.start_soon(proc.aclose_when_idle)
+                await anyio.wait_all_tasks_blocked()
+                assert proc.retired and proc.client is not None and answers == []  # still serving the call
+                gate.set()
+        assert answers == ["whoami answered"] and proc.client is None and proc.calls == 0
+        with pytest.raises(ServerUnavailable, match="sources.json changed"):
+            await proc.ensure()
+
+    anyio.run(main)

@@ -40,11 +40,13 @@ async def test_setup_errors_publish_no_tools_and_answer_credentials_invalid(tmp_
         report = await client.sources_settled()
         by_id = {s["id"]: s for s in report["sources"]}
         assert by_id["fx"]["status"] == "ok" and "error" not in by_id["fx"]
-        for sid in ("noschema", "badtype", "noenv", "nope"):
+        typed = {"noschema": ("ACP_CREDENTIALS_INVALID", -32012), "badtype": ("ACP_CREDENTIALS_INVALID", -32012),
+                 "noenv": ("ACP_CREDENTIALS_MISSING", -32011), "nope": ("ACP_INVALID_ARGUMENTS", -32017)}
+        for sid, (name, code) in typed.items():  # issue 34.1: an unknown ACP is a set-up problem, not credentials
             entry = by_id[sid]
             assert entry["status"] == "error" and entry["tools"] == [], sid
-            assert entry["error"]["name"] == "ACP_CREDENTIALS_INVALID" and entry["error"]["code"] == -32012, sid
-            assert str(sources_path) in entry["fix"] and "restart the bridge" in entry["fix"], sid
+            assert entry["error"]["name"] == name and entry["error"]["code"] == code, sid
+            assert str(sources_path) in entry["fix"] and "restart" not in entry["fix"], sid
         assert "missing required field(s) token" in by_id["noschema"]["error"]["message"]
         assert "account must be of type string" in by_id["badtype"]["error"]["message"]
         assert '"credentials"' in by_id["badtype"]["fix"]
@@ -54,7 +56,7 @@ async def test_setup_errors_publish_no_tools_and_answer_credentials_invalid(tmp_
 
         for sid in ("noenv", "noschema"):  # before: an unset variable answered ACP_UPSTREAM_ERROR ("retry later")
             is_error, answer, notes = await client.call_json(f"{sid}__whoami")
-            assert is_error and answer["error"]["name"] == "ACP_CREDENTIALS_INVALID", answer
+            assert is_error and answer["error"]["name"] == typed[sid][0], answer
             assert f"«{sid}»" in answer["error"]["message"] and "sources.json" in notes[0] and f"«{sid}»" in notes[0]
         is_error, who, _ = await client.call_json("fx__whoami")
         assert not is_error and who["account"] == "acct-a"

@@ -92,11 +92,15 @@ def test_bridge_sources_bad_entries_do_not_hide_good_ones(tmp_path, monkeypatch)
     assert "defaults.row_limit" in result.error
     by_index = result.sources
     assert "id must be" in by_index[0].error
-    assert by_index[1].error is None and by_index[1].warnings == ["Unknown field 'extra_field' ignored."]
+    # Issue 34.1: an unknown field is an error (the source publishes no tools), naming the known fields.
+    assert "unknown field 'extra_field' (the fields are acp, config," in by_index[1].error
+    assert by_index[1].problem().name == "ACP_INVALID_ARGUMENTS"
     assert "earlier source" in by_index[2].error
     assert "BRIDGE_TEST_UNSET is not set" in by_index[3].error
     assert "cannot read file" in by_index[4].error
     assert all(k in by_index[5].error for k in ("row_limit", "field_limit", "cost_limit_usd"))
+    assert by_index[5].problem().name == "ACP_INVALID_LIMIT" and result.problem.name == "ACP_INVALID_LIMIT"  # 5.1
+    assert by_index[3].problem().name == "ACP_CREDENTIALS_MISSING"  # an unset variable: the credential is not there
     assert "acp is required" in by_index[6].error
     assert "must be an object" in by_index[7].error
 

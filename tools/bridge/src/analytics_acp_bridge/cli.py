@@ -11,7 +11,7 @@ from importlib.metadata import entry_points
 from pathlib import Path
 from typing import Any
 
-from .bridge import Paths
+from .paths import Paths
 
 ENV_PROJECT = "ACP_BRIDGE_PROJECT"
 ENV_ROOT = "ACP_BRIDGE_ROOT"

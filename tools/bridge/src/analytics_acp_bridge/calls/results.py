@@ -188,12 +188,12 @@ def error_note(payload: dict[str, Any], source_id: str, sources_path: Path) -> s
     if name in CREDENTIAL_ERRORS:
         return (
             f"The credentials of source «{source_id}» are missing or invalid. Ask the user to fix the "
-            f"credentials of «{source_id}» in {sources_path} and restart the bridge from the MCP client."
+            f"credentials of «{source_id}» in {sources_path}; the bridge applies the saved file (no restart)."
         )
     if name == "ACP_COST_LIMIT_EXCEEDED":
         return (
             f"The call exceeds the cost limit of source «{source_id}». Narrow the query, or ask the user to "
-            f"raise cost_limit_usd for «{source_id}» in {sources_path} and restart the bridge."
+            f"raise cost_limit_usd for «{source_id}» in {sources_path} (applied when the file is saved)."
         )
     return None
 

@@ -56,6 +56,10 @@ class AcpProcess:
         self.tools: list[dict[str, Any]] = []
         self.error: str | None = None
         self.starts = 0
+        self.calls = 0  # calls in flight: a retired server is stopped once they have answered (aclose_when_idle)
+        self._idle = anyio.Event()
+        self._idle.set()
+        self.retired = False  # no longer used after a reload: never started again
         self._stop: anyio.Event | None = None
         self._lock = anyio.Lock()
         self._tg: anyio.abc.TaskGroup | None = None
@@ -123,6 +127,8 @@ class AcpProcess:
                 return self.client
             if self.launch.error:
                 raise ServerUnavailable(self.launch.error)
+            if self.retired:
+                raise ServerUnavailable(f"The {self.launch.id} ACP server was stopped: sources.json changed. Retry the call.")
             if self._tg is None:
                 raise ServerUnavailable("The bridge is not running.")
             self.tmp_dir.mkdir(parents=True, exist_ok=True)
@@ -150,16 +156,23 @@ class AcpProcess:
         A server used as plain MCP (4.3) gets the arguments only: ``meta`` carries the source's
         credentials and limits, which only an ACP 1.x server may receive.
         """
-        client = await self.ensure()
+        self.calls += 1
+        self._idle = anyio.Event() if self.calls == 1 else self._idle
         try:
-            return await client.call_tool(name, arguments, meta=None if client.plain_mcp_reason else meta,
-                                          on_progress=on_progress)
-        except ProtocolError as exc:
-            if exc.code != CONNECTION_CLOSED:
-                raise
-            failure: Exception = exc
-        except (anyio.ClosedResourceError, anyio.BrokenResourceError, anyio.EndOfStream, OSError) as exc:
-            failure = exc
+            client = await self.ensure()
+            try:
+                return await client.call_tool(name, arguments, meta=None if client.plain_mcp_reason else meta,
+                                              on_progress=on_progress)
+            except ProtocolError as exc:
+                if exc.code != CONNECTION_CLOSED:
+                    raise
+                failure: Exception = exc
+            except (anyio.ClosedResourceError, anyio.BrokenResourceError, anyio.EndOfStream, OSError) as exc:
+                failure = exc
+        finally:
+            self.calls -= 1
+            if not self.calls:
+                self._idle.set()
         self.restart_later()
         raise ServerUnavailable(
             f"The {self.launch.id} ACP server stopped during this call ({type(failure).__name__}). "
@@ -177,6 +190,13 @@ class AcpProcess:
         """Stop the server."""
         self.restart_later()
 
+    async def aclose_when_idle(self) -> None:
+        """Stop the server once the calls in flight on it have answered (or been cancelled by their clients):
+        a reload that no longer needs this server lets them finish (issue 34.3)."""
+        self.retired = True
+        await self._idle.wait()
+        await self.aclose()
+
 
 def _describe_start_failure(launch: AcpLaunch, exc: BaseException) -> str:
     leaf = exc
@@ -187,8 +207,3 @@ def _describe_start_failure(launch: AcpLaunch, exc: BaseException) -> str:
     if isinstance(leaf, FileNotFoundError):
         detail = f"command not found: {launch.command[0] if launch.command else '?'}"
     return f"The {launch.id} ACP server did not start ({what}): {detail}"[:600]
-
-
-def default_tmp(base: Path, acp_id: str) -> Path:
-    """Where an ACP server writes its table_uri files (13.3 ACP_TMP_DIR)."""
-    return base / f"acp-{acp_id}-{os.getpid()}"

@@ -14,13 +14,16 @@ import anyio
 import mcp_types as types
 from analytics_acp.signals import progress_sender
 from analytics_acp.stopping import install_stop_handlers
-from mcp.server.lowlevel import Server
+from mcp.server.lowlevel import NotificationOptions, Server
 from mcp.shared.exceptions import MCPError
 
 from .. import __version__
-from ..bridge import Bridge, Paths
+from ..bridge import Bridge
+from ..factory import Factory
+from ..paths import Paths
 from ..query import sql as query  # noqa: F401  acp_query's parser (sqlglot) loaded at start, not on the first query
 from ..sources.redact import RedactingFilter
+from ..sources.watch import stamp, watch
 from ..view import apps
 from . import skillpub
 
@@ -31,11 +34,29 @@ INSTRUCTIONS = (
     "ids (never rows) to table_ref arguments. Credentials live in sources.json and are never shown."
 )
 RESOURCE_NOT_FOUND = -32002  # MCP's code for resources/read of an unknown URI
+NOTIFY_BOUND_S = 5.0  # a client that does not read its stdin must not hold a reload up
+# The tools capability says listChanged: a saved sources.json can change the tools (issue 34.3).
+NOTIFICATIONS = NotificationOptions(tools_changed=True)
 
 
 def build_server(bridge: Bridge) -> Server[Any]:
     """The MCP server publishing the bridge's tools and every source's tools (and, for a client that negotiates
-    MCP Apps, the dataset view: view/apps.py)."""
+    MCP Apps, the dataset view: view/apps.py); it tells its client when they change
+    (``notifications/tools/list_changed``, on the connection of the client's initialize: stdio has one)."""
+    client: list[Any] = []  # the session of the connection's initialize request
+
+    async def remember_client(ctx: Any, call_next: Any) -> Any:
+        result = await call_next(ctx)
+        if ctx.method == "initialize":
+            client[:] = [ctx.session]
+        return result
+
+    async def tools_changed() -> None:
+        for session in client:
+            with anyio.move_on_after(NOTIFY_BOUND_S):
+                await session.send_tool_list_changed()
+
+    bridge.on_tools_changed = tools_changed
 
     async def list_tools(ctx: Any, params: types.PaginatedRequestParams | None) -> types.ListToolsResult:
         await bridge.wait_ready()  # the servers starting locally (never a source's network probe)
@@ -84,6 +105,7 @@ def build_server(bridge: Bridge) -> Server[Any]:
         on_read_resource=read_resource,
     )
     server.middleware.append(negotiate_apps)
+    server.middleware.append(remember_client)
     return server
 
 
@@ -99,10 +121,11 @@ async def serve_stdio(paths: Paths, max_calls: int | None = None) -> None:
     """
     from analytics_acp.stdio_streams import stdio_streams
 
-    bridge = Bridge(paths)
+    since = stamp(paths.sources)  # before the file is read: an edit from now on is seen
+    bridge = Factory(paths).bridge()
     install_stop_handlers(bridge.stop_now)  # Ctrl-C / SIGTERM: prompt, idle or busy (issue 15.2)
     # Every log record leaving this process is scrubbed (16.8), whichever library wrote it.
-    scrub = RedactingFilter(bridge.log_redactor)
+    scrub = RedactingFilter(bridge.secrets.log_redactor)
     for handler in [*logging.getLogger().handlers, logging.lastResort]:
         if handler is not None:
             handler.addFilter(scrub)
@@ -110,8 +133,9 @@ async def serve_stdio(paths: Paths, max_calls: int | None = None) -> None:
     async with anyio.create_task_group() as tg:
         try:
             await bridge.start(tg)
+            tg.start_soon(lambda: watch(paths.sources, bridge.reload, since=since))
             async with stdio_streams(max_calls=max_calls) as (read, write):
-                await server.run(read, write, server.create_initialization_options())
+                await server.run(read, write, server.create_initialization_options(NOTIFICATIONS))
         finally:
             await bridge.aclose()
             tg.cancel_scope.cancel()

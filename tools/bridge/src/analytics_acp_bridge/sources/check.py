@@ -1,58 +1,68 @@
-"""``bridge --check``: sources.json checked before a client starts the bridge (issue 23.2).
+"""``bridge --check`` and the set-up page's verdicts: the validator (validate.py) run over a whole sources.json.
 
-Offline by default: the file is read, references resolved, each source's ACP server started locally
-(no network) and its credentials/config validated against the setup schemas it declares (5.5). With
-``online`` each healthy source also makes its first call (autocontext without resource) within a
-bound. One line per source; the exit code is non-zero on any error. Source health comes from the
-same registry the running bridge uses (health.py), so both always agree.
+Offline by default: the file is read, references and paths resolved, each source's ACP server started locally
+(no network) and every source checked as the running bridge checks it at start and on reload (the same fleet
+code). With ``online`` each healthy source also makes its first call (autocontext without resource) within a
+bound. The API for other tools (``analytics-acp ui``)::
+
+    report = await check(paths, online=False, data=None)   # data: a sources.json object checked as if saved there
+    report.ok, report.file_error, [v.as_dict() for v in report.verdicts], report.lines()
 """
 
 from __future__ import annotations
 
-import shutil
-from typing import TextIO
+from typing import Any, TextIO
 
 import anyio
 
-from ..bridge import Bridge, Paths
-from .health import ERROR, STARTING
+from ..factory import Factory
+from ..paths import Paths
+from .validate import ERROR, OK, STARTING, Report, Verdict
+
+__all__ = ["OK", "ONLINE_BOUND_S", "Report", "Verdict", "check", "run_check"]
 
 ONLINE_BOUND_S = 60.0  # the whole online check; a source still waiting then is reported as not answering
 
 
-async def check(paths: Paths, *, online: bool = False, bound_s: float = ONLINE_BOUND_S) -> tuple[list[str], bool]:
-    """(one line per source, every source is ok)."""
-    bridge = Bridge(paths)
+async def check(paths: Paths, *, online: bool = False, data: Any = None, bound_s: float = ONLINE_BOUND_S) -> Report:
+    """The verdict on every source of ``paths.sources`` (or of ``data``, a sources.json object checked as if it
+    were that file: references and relative paths resolve from its folder). Never raises for a bad set-up;
+    writes nothing in the project. Secret values never appear in the report."""
+    factory = Factory(paths)
+    fleet = factory.check_fleet(data)
     try:
         async with anyio.create_task_group() as tg:
             try:
-                await bridge.start(tg, probe=online)
-                await bridge.wait_ready()
+                await fleet.start(tg)
                 if online:
                     with anyio.move_on_after(bound_s):
-                        await bridge.probed.wait()
+                        await fleet.probe()
             finally:
-                await bridge.aclose()
+                await fleet.aclose()
                 tg.cancel_scope.cancel()
     finally:
-        shutil.rmtree(bridge.tmp, ignore_errors=True)
-    lines = [bridge.redactor.text(line) for line in bridge.health.check_lines()]
-    statuses = [bridge.health.of(s).status for s in bridge.sources.sources]
-    if online:
-        lines = [line.replace(f"{STARTING:<6}", f"{ERROR:<6}", 1) + (": no answer to its first call within "
-                 f"{bound_s:g} s." if line.startswith(STARTING) else "") for line in lines]
-        good = all(status == "ok" for status in statuses)
-    else:
-        good = ERROR not in statuses  # offline, a source that started and passed its schemas is ready ("starting")
-        lines = [line.replace(f"{STARTING:<6}", "ok    ", 1) for line in lines]
-    return lines, good and not bridge.sources.error
+        factory.close()
+    scrub = factory.secrets.redactor.value
+    verdicts = []
+    for source in fleet.sources.sources:
+        verdict = fleet.health.verdict(source)
+        if verdict.status == STARTING:  # offline: started and checked is ready; online: no answer in time
+            verdict.status = ERROR if online else OK
+            if online:
+                verdict.error = {"code": -32018, "name": "ACP_UPSTREAM_ERROR",
+                                 "message": f"No answer to its first call within {bound_s:g} s."}
+        verdicts.append(Verdict(**scrub(vars(verdict))))
+    problem = fleet.sources.problem
+    return Report(paths.sources, online, verdicts, problem.payload() if problem is not None else None)
 
 
 def run_check(paths: Paths, *, online: bool, out: TextIO) -> int:
     """Print the check and return the exit code (0: every source ok; 1: an error)."""
-    lines, good = anyio.run(lambda: check(paths, online=online))
+    report = anyio.run(lambda: check(paths, online=online))
     print(f"sources: {paths.sources}{' (online)' if online else ' (offline)'}", file=out)
-    for line in lines or ["(no sources)"]:
+    for line in report.lines() or ["(no sources)"]:
         print(line, file=out)
-    print("ok: every source is set up" if good else "error: fix the sources above in sources.json", file=out)
-    return 0 if good else 1
+    print("ok: every source is set up" if report.ok else
+          f"error: fix the sources above in {paths.sources} (a running bridge applies the saved file)", file=out)
+    return 0 if report.ok else 1
+

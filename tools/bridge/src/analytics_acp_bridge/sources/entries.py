@@ -1,15 +1,17 @@
 """sources.json (16.3): the sources the bridge serves, their credentials, config and limits.
 
-A broken file or a broken source never stops the bridge: the problem is recorded and
-``acp_sources`` reports it. Values inside ``credentials`` and ``config`` may be references
-(``{"env": NAME}``, ``{"file": path}``, ``{"projectPath": path}``). Values read through ``env`` or
-``file`` are secrets; literal credential values are secrets when the ACP's credentials_schema marks
-their field ``writeOnly`` (5.5) or the key is a usual secret name. The bridge scrubs every secret
-from whatever the client receives.
+A broken file or a broken source never stops the bridge: each problem is recorded as a typed error of
+12.1 (``Source.problems``, ``SourcesFile.problem``), which the validator (validate.py) turns into the
+source's verdict. Values inside ``credentials`` and ``config`` may be references (``{"env": NAME}``,
+``{"file": path}``, ``{"projectPath": path}``). Values read through ``env`` or ``file`` are secrets;
+literal credential values are secrets when the ACP's credentials_schema marks their field ``writeOnly``
+(5.5) or the key is a usual secret name. The bridge scrubs every secret from whatever the client receives.
 """
 
 from __future__ import annotations
 
+import difflib
+import hashlib
 import json
 import math
 import os
@@ -19,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from analytics_acp.constants import ACP_MAX_FIELD_LIMIT, ACP_MAX_ROW_LIMIT
+from analytics_acp.errors import AcpError, CredentialsInvalid, CredentialsMissing, InvalidArguments, InvalidLimit
 from analytics_acp.schemas import nested_secret_leaves
 
 SOURCE_ID = re.compile(r"^[a-z0-9_-]{1,40}$")
@@ -53,7 +56,15 @@ def write_only_names(schema: Any) -> set[str]:
 
 
 class ReferenceError_(ValueError):
-    """A value reference could not be resolved (message names the field, never the value)."""
+    """A value reference could not be resolved (message names the field, never the value).
+
+    ``missing``: the value is not there at all (an unset variable, a file that cannot be read), as opposed to a
+    value that is there but unusable; inside ``credentials`` that is ACP_CREDENTIALS_MISSING (12.1).
+    """
+
+    def __init__(self, message: str, *, missing: bool = False):
+        super().__init__(message)
+        self.missing = missing
 
 
 @dataclass
@@ -67,10 +78,25 @@ class Source:
     config: dict[str, Any] | None = None
     default_resource_id: str | None = None
     limits: dict[str, Any] = field(default_factory=dict)
-    error: str | None = None
+    # What is wrong with the entry as written, typed (12.1), in the order found: the first one types the verdict.
+    problems: list[AcpError] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     # Literal credential values by key name: which are secret is decided with the ACP's schema.
     literal_credentials: list[tuple[str, str]] = field(default_factory=list)
+    # A digest of the entry as read (references resolved, paths as written): what a reload compares.
+    fingerprint: str = ""
+
+    @property
+    def error(self) -> str | None:
+        """Every problem of the entry in one text, or None."""
+        return " ".join(p.message for p in self.problems) or None
+
+    def problem(self) -> AcpError | None:
+        """The entry's problems as one typed error (the first one's type, every message), or None."""
+        if not self.problems:
+            return None
+        first = self.problems[0]
+        return type(first)(self.error or first.message)
 
     def secret_values(self, credentials_schema: dict[str, Any] | None) -> set[str]:
         """Literal credential values that are secrets: writeOnly in the schema (5.5), or a secret-named key.
@@ -112,19 +138,25 @@ class SourcesFile:
 
     path: Path
     sources: list[Source] = field(default_factory=list)
-    error: str | None = None
+    # The file as a whole (missing, not JSON, not the shape of 16.3, bad defaults), typed (12.1).
+    problem: AcpError | None = None
     defaults: dict[str, Any] = field(default_factory=dict)
     secrets: set[str] = field(default_factory=set)
+
+    @property
+    def error(self) -> str | None:
+        """The file-level problem's message, or None."""
+        return self.problem.message if self.problem is not None else None
 
     def get(self, source_id: str) -> Source | None:
         """The source with that id, or None."""
         return next((s for s in self.sources if s.id == source_id), None)
 
 
-def _check_limits(raw: dict[str, Any], where: str) -> tuple[dict[str, Any], list[str]]:
-    """Validate row_limit (0..5000), field_limit (1..200), cost_limit_usd (>= 0) as in 5.1."""
+def _check_limits(raw: dict[str, Any], where: str) -> tuple[dict[str, Any], list[AcpError]]:
+    """Validate row_limit (0..5000), field_limit (1..200), cost_limit_usd (>= 0) as in 5.1 (ACP_INVALID_LIMIT)."""
     limits: dict[str, Any] = {}
-    errors: list[str] = []
+    errors: list[AcpError] = []
     for key in LIMIT_FIELDS:
         if key not in raw or raw[key] is None:
             continue
@@ -139,7 +171,7 @@ def _check_limits(raw: dict[str, Any], where: str) -> tuple[dict[str, Any], list
         if ok:
             limits[key] = value
         else:
-            errors.append(f"{where}.{key} must be {hint}.")
+            errors.append(InvalidLimit(f"{where}.{key} must be {hint}."))
     return limits, errors
 
 
@@ -168,7 +200,7 @@ class _Resolver:
             raise ReferenceError_(f"{where}: the {kind!r} reference needs a non-empty string.")
         if kind == "env":
             if arg not in os.environ:
-                raise ReferenceError_(f"{where}: environment variable {arg} is not set.")
+                raise ReferenceError_(f"{where}: environment variable {arg} is not set.", missing=True)
             value = os.environ[arg]
             self._remember(value)  # env/file references are how secrets are kept out of the file
             return value
@@ -178,7 +210,8 @@ class _Resolver:
             try:
                 value = path.read_text(encoding="utf-8-sig").strip()
             except OSError as exc:
-                raise ReferenceError_(f"{where}: cannot read file {path} ({exc.strerror or type(exc).__name__}).") from None
+                raise ReferenceError_(f"{where}: cannot read file {path} ({exc.strerror or type(exc).__name__}).",
+                                      missing=True) from None
             except UnicodeDecodeError:
                 raise ReferenceError_(f"{where}: file {path} is not UTF-8 text.") from None
             self._remember(value)
@@ -212,35 +245,49 @@ def _json_object(text: str, where: str) -> dict[str, Any]:
     return value
 
 
+def _unknown_field(key: str, known: set[str], where: str) -> InvalidArguments:
+    """An unknown key: the error names it and the closest known one (a misspelled "credentails")."""
+    close = difflib.get_close_matches(key, sorted(known), n=1, cutoff=0.6)
+    hint = f"did you mean {close[0]!r}?" if close else f"the fields are {', '.join(sorted(known))}"
+    return InvalidArguments(f"{where}: unknown field {key!r} ({hint}).")
+
+
 def load_sources(path: Path, project: Path) -> SourcesFile:
     """Read and validate sources.json; problems are recorded on the result, never raised."""
-    result = SourcesFile(path=path)
     try:
         text = path.read_text(encoding="utf-8-sig")
     except FileNotFoundError:
-        result.error = f"sources.json not found at {path}. Create it (see the ACP spec, 16.3) and restart the bridge."
-        return result
+        return SourcesFile(path=path, problem=InvalidArguments(
+            f"sources.json not found at {path}. Create it (see sources.example.json and the ACP spec, 16.3)."))
     except OSError as exc:
-        result.error = f"Cannot read {path}: {exc.strerror or type(exc).__name__}."
-        return result
+        return SourcesFile(path=path, problem=InvalidArguments(f"Cannot read {path}: {exc.strerror or type(exc).__name__}."))
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
         # The decoder message holds only the position, never file content.
-        result.error = f"{path} is not valid JSON: {exc.msg} at line {exc.lineno}, column {exc.colno}."
-        return result
+        return SourcesFile(path=path, problem=InvalidArguments(
+            f"{path} is not valid JSON: {exc.msg} at line {exc.lineno}, column {exc.colno}."))
+    return parse_sources(data, path, project)
+
+
+def parse_sources(data: Any, path: Path, project: Path) -> SourcesFile:
+    """Validate the object of a sources.json as if it were the file at ``path`` (references resolve from its
+    folder); problems are recorded on the result, never raised. Keys beside ``sources`` and ``defaults`` are
+    left alone (another tool's settings may live there)."""
+    result = SourcesFile(path=path)
     if not isinstance(data, dict) or not isinstance(data.get("sources", []), list):
-        result.error = f"{path} must be an object with a \"sources\" array."
+        result.problem = InvalidArguments(f"{path} must be an object with a \"sources\" array.")
         return result
     defaults_raw = data.get("defaults") or {}
-    problems: list[str] = []
+    problems: list[AcpError] = []
     if not isinstance(defaults_raw, dict):
-        problems.append("defaults must be an object.")
+        problems.append(InvalidArguments("defaults must be an object."))
         defaults_raw = {}
+    problems += [_unknown_field(k, set(LIMIT_FIELDS), "defaults") for k in defaults_raw if k not in LIMIT_FIELDS]
     result.defaults, errs = _check_limits(defaults_raw, "defaults")
     problems.extend(errs)
     if problems:
-        result.error = " ".join(problems)
+        result.problem = type(problems[0])(" ".join(p.message for p in problems))
     resolver = _Resolver(path, project, result.secrets)
     seen: set[str] = set()
     for index, raw in enumerate(data.get("sources", [])):
@@ -251,7 +298,7 @@ def load_sources(path: Path, project: Path) -> SourcesFile:
 def _parse_source(raw: Any, index: int, defaults: dict[str, Any], resolver: _Resolver, seen: set[str]) -> Source:
     where = f"sources[{index}]"
     if not isinstance(raw, dict):
-        return Source(id=f"#{index}", acp="?", label=f"#{index}", error=f"{where} must be an object.")
+        return Source(id=f"#{index}", acp="?", label=f"#{index}", problems=[InvalidArguments(f"{where} must be an object.")])
     sid = raw.get("id")
     acp = raw.get("acp")
     label = raw.get("label")
@@ -260,30 +307,28 @@ def _parse_source(raw: Any, index: int, defaults: dict[str, Any], resolver: _Res
         acp=acp if isinstance(acp, str) else "?",
         label=label if isinstance(label, str) and label.strip() else (sid if isinstance(sid, str) else f"#{index}"),
     )
-    errors: list[str] = []
+    errors: list[AcpError] = []
     if not isinstance(sid, str) or not SOURCE_ID.match(sid):
-        errors.append(f"{where}.id must be 1-40 characters: lowercase letters, digits, _ or -.")
+        errors.append(InvalidArguments(f"{where}.id must be 1-40 characters: lowercase letters, digits, _ or -."))
     elif sid in seen:
-        errors.append(f"{where}.id {sid!r} is used by an earlier source.")
+        errors.append(InvalidArguments(f"{where}.id {sid!r} is used by an earlier source."))
     else:
         seen.add(sid)
     if not isinstance(acp, str) or not acp:
-        errors.append(f"{where}.acp is required: the id of an installed ACP.")
-    for key in raw:
-        if key not in KNOWN_FIELDS:
-            source.warnings.append(f"Unknown field {key!r} ignored.")
+        errors.append(InvalidArguments(f"{where}.acp is required: the id of an installed ACP."))
+    errors += [_unknown_field(key, KNOWN_FIELDS, where) for key in raw if key not in KNOWN_FIELDS]
     limits, errs = _check_limits(raw, where)
     errors.extend(errs)
     source.limits = {**defaults, **limits}
     rid = raw.get("default_resource_id")
     if rid is not None and not isinstance(rid, str):
-        errors.append(f"{where}.default_resource_id must be a string.")
+        errors.append(InvalidArguments(f"{where}.default_resource_id must be a string."))
     source.default_resource_id = rid if isinstance(rid, str) else None
     for key, secret in (("credentials", True), ("config", False)):
         if raw.get(key) is None:
             continue
         if not isinstance(raw[key], dict):
-            errors.append(f"{where}.{key} must be an object.")
+            errors.append(InvalidArguments(f"{where}.{key} must be an object."))
             continue
         resolver.literals = []
         try:
@@ -292,9 +337,23 @@ def _parse_source(raw: Any, index: int, defaults: dict[str, Any], resolver: _Res
                 value = _json_object(value, f"{where}.{key}")
             setattr(source, key, value)
         except ReferenceError_ as exc:
-            errors.append(str(exc))
+            errors.append(_reference_problem(exc, secret))
         if secret:
             source.literal_credentials = list(resolver.literals)
-    if errors:
-        source.error = " ".join(errors)
+    source.problems = errors
+    source.fingerprint = _fingerprint(source)
     return source
+
+
+def _reference_problem(exc: ReferenceError_, in_credentials: bool) -> AcpError:
+    """12.1's type for a reference that did not resolve: credentials missing or invalid, or a config problem."""
+    if not in_credentials:
+        return InvalidArguments(str(exc))
+    return CredentialsMissing(str(exc)) if exc.missing else CredentialsInvalid(str(exc))
+
+
+def _fingerprint(source: Source) -> str:
+    """A digest of what the source sends and shows; two entries with the same one serve the same way."""
+    parts = [source.acp, source.label, source.credentials, source.config, source.default_resource_id, source.limits,
+             [p.message for p in source.problems]]
+    return hashlib.sha256(json.dumps(parts, sort_keys=True, default=str).encode()).hexdigest()

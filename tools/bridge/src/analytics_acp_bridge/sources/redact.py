@@ -101,3 +101,33 @@ class ScrubbedStderr:
         """Close the bridge's copy of the write end (the thread ends once the servers exit too)."""
         if not self.file.closed:
             self.file.close()
+
+
+class Secrets:
+    """The secrets of one bridge run, shared by its successive set-ups (a reload only ever adds secrets).
+
+    ``redactor`` scrubs what clients receive (values read through references, writeOnly literals);
+    ``log_redactor`` scrubs logs and the ACP servers' stderr of every literal credential too: a log line is
+    never worth a leak, while descriptions must keep non-secret values (paths) intact.
+    """
+
+    def __init__(self) -> None:
+        self.redactor = Redactor()
+        self.log_redactor = Redactor()
+        self._stderr: ScrubbedStderr | None = None
+
+    def add(self, secrets: set[str], *, logs_only: set[str] | None = None) -> None:
+        """Register secrets for everything, and ``logs_only`` values for the logs only."""
+        self.redactor.add(secrets)
+        self.log_redactor.add(secrets | (logs_only or set()))
+
+    def errlog(self) -> TextIO:
+        """The pipe the ACP servers write their stderr to (opened on first use: a pipe and a thread)."""
+        if self._stderr is None:
+            self._stderr = ScrubbedStderr(self.log_redactor)
+        return self._stderr.file
+
+    def close(self) -> None:
+        """Close the bridge's end of the stderr pipe."""
+        if self._stderr is not None:
+            self._stderr.close()
