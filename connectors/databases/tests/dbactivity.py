@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 
-def pg_extraction_running(admin, since, marker: str) -> bool:
+def pg_extraction_running(admin, since, marker: str, fetch_only: bool = False) -> bool:
     """Whether the connector's query is running at PostgreSQL. It streams through a server-side cursor, so
     while it runs pg_stat_activity shows ``FETCH FORWARD n FROM "c_..."``, not the SQL: the backend is found
-    by the connector's application_name and a start after ``since``."""
+    by the connector's application_name and a start after ``since``. The brief DECLARE that names ``marker``
+    counts too, unless ``fetch_only`` (the long FETCH itself, the statement a lost race leaves running)."""
     with admin.connect() as conn:
         return bool(conn.exec_driver_sql(
             "SELECT count(*) FROM pg_stat_activity WHERE application_name = 'analytics-acp-databases' "
             "AND backend_start >= %(t)s AND state = 'active' AND (query LIKE 'FETCH%%' OR query LIKE %(q)s)",
-            {"t": since, "q": f"%{marker}%"}).scalar())
+            {"t": since, "q": "FETCH%" if fetch_only else f"%{marker}%"}).scalar())

@@ -23,7 +23,7 @@ def _serve():
                             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
 
 
-def _start_call(proc, credentials: dict, sql: str) -> None:
+def _start_call(proc, credentials: dict, sql: str, config: dict | None = None) -> None:
     init = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
         "protocolVersion": "2025-11-25", "clientInfo": {"name": "t", "version": "1"},
         "capabilities": {"experimental": {"acp": {"version": "1.0"}}}}}
@@ -32,7 +32,7 @@ def _start_call(proc, credentials: dict, sql: str) -> None:
     assert json.loads(proc.stdout.readline())["id"] == 1
     proc.stdin.write(json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}) + "\n")
     call = {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
-        "name": "execute_sql", "arguments": {"sql": sql, "resource_id": "test"}, "_meta": {"acp": {"credentials": credentials}}}}
+        "name": "execute_sql", "arguments": {"sql": sql, "resource_id": "test"}, "_meta": {"acp": {"credentials": credentials, **({"config": config} if config else {})}}}}
     proc.stdin.write(json.dumps(call) + "\n")
     proc.stdin.flush()
 
@@ -80,6 +80,33 @@ def test_postgresql_query_cancelled_on_stop(need, signum):
         _stop_while_running(signum, creds, f"SELECT count(*) AS n FROM generate_series(1, 100000000000) AS {marker}",
                             lambda: pg_extraction_running(admin, since, marker))
     finally:
+        admin.dispose()
+
+
+def test_postgresql_query_ends_when_the_server_is_killed(need):
+    """Issue 38.8: the cancel at the database must not depend on winning a race with the process's exit. A
+    server killed outright (no handler runs: the host's bound, the OOM killer; or a stop whose cancel landed
+    between the DECLARE and the long FETCH) leaves no query running: PostgreSQL ends it once it sees the
+    client gone, long before its 60 s statement timeout."""
+    need(5432, "PostgreSQL")
+    marker = f"acp_kill_{uuid.uuid4().hex[:8]}"
+    admin = sa.create_engine("postgresql+psycopg://postgres@127.0.0.1:5432/test")
+    with admin.connect() as conn:
+        since = conn.exec_driver_sql("SELECT now()").scalar()
+    creds = {"type": "server", "dialect": "postgresql", "host": "127.0.0.1", "user": "postgres", "database": "test"}
+    proc = _serve()
+    try:
+        # An hour's statement timeout: only the server noticing its client gone can end the query in the wait below.
+        _start_call(proc, creds, f"SELECT count(*) AS n FROM generate_series(1, 100000000000) AS {marker}",
+                    {"statement_timeout_s": 3600})
+        _until(lambda: pg_extraction_running(admin, since, marker, fetch_only=True), "the long FETCH running")
+        proc.kill()
+        proc.wait(timeout=30)
+        _until(lambda: not pg_extraction_running(admin, since, marker), "the query ended at the database", tries=200)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
         admin.dispose()
 
 

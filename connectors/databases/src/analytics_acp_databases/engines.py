@@ -9,6 +9,7 @@ Queries never run on a plain connection. ``open_read`` gives one where the datab
 - PostgreSQL: ``default_transaction_read_only`` for the session and ``BEGIN READ ONLY`` for each
   query, ``SET LOCAL statement_timeout``; the query runs in a server-side cursor (DECLARE takes one
   SELECT/VALUES only) and the transaction is always rolled back, so even ``set_config`` is undone.
+  On 14+ the server also ends a statement whose client is gone (``client_connection_check_interval``).
 - MySQL/MariaDB: ``SET SESSION TRANSACTION READ ONLY`` + ``START TRANSACTION READ ONLY``, max
   statement time; pymysql does not enable multi-statements.
 
@@ -344,7 +345,7 @@ def _apply_read_fence(conn: Connection, timeout: float, schema: str | None, stop
         return timer
     if name == "postgresql":
         conn = conn.execution_options(postgresql_readonly=True)
-        conn.exec_driver_sql("SELECT set_config('statement_timeout', %(ms)s, true)", {"ms": str(int(timeout * 1000))})
+        conn.exec_driver_sql(_pg_limits(conn, local=True), {"ms": str(int(timeout * 1000)), "check": CLIENT_CHECK_MS})
         if schema:  # public stays on the path: extensions (and their functions) usually live there
             path = _pg_ident(schema) + ("" if schema == "public" else ", public")
             conn.exec_driver_sql("SELECT set_config('search_path', %(p)s, true)", {"p": path})
@@ -366,7 +367,7 @@ def open_write(source: Source, timeout_s: float | None = None) -> Connection:
     name = conn.dialect.name
     try:
         if name == "postgresql":
-            conn.exec_driver_sql("SELECT set_config('statement_timeout', %(ms)s, false)", {"ms": str(int(timeout * 1000))})
+            conn.exec_driver_sql(_pg_limits(conn, local=False), {"ms": str(int(timeout * 1000)), "check": CLIENT_CHECK_MS})
             conn.commit()
         elif name == "mysql":
             _mysql_timeout(conn, timeout)
@@ -375,6 +376,23 @@ def open_write(source: Source, timeout_s: float | None = None) -> Connection:
         conn.close()
         raise
     return conn
+
+
+# PostgreSQL 14+ checks this often (ms) whether the client of a running statement is still connected, and
+# ends the statement when it is not. A server that stops (Ctrl-C, SIGTERM: cancel_running) cancels its
+# queries itself, but that cancel can lose a race: it may land between two statements of a streamed result
+# (after the DECLARE, before the long FETCH), or the process may be killed first (the host's bound, the
+# OOM killer). Without the check such a query runs on at the database until its statement timeout.
+CLIENT_CHECK_MS = "1000"
+
+
+def _pg_limits(conn: Connection, local: bool) -> str:
+    """One statement setting the statement timeout and, where the server has it, the client check."""
+    scope = "true" if local else "false"
+    sql = f"SELECT set_config('statement_timeout', %(ms)s, {scope})"
+    if (conn.dialect.server_version_info or (0,)) >= (14,):
+        sql += f", set_config('client_connection_check_interval', %(check)s, {scope})"
+    return sql
 
 
 def _mysql_timeout(conn: Connection, timeout: float) -> None:

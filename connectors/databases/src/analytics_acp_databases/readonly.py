@@ -224,7 +224,9 @@ def check_sql(sql: str, dialect: str | None) -> CheckedQuery:
         raise InvalidArguments("sql has no statement (only comments or semicolons). Send one SELECT query.")
     _check_comments(tokens, dialect)
     try:
-        trees = [t for t in sqlglot.parse(sql, read=dialect) if t is not None]
+        # A comment after the last semicolon (``SELECT 1; -- x``, ``SELECT 1;/**/;``) comes back as a
+        # Semicolon node that only carries the comment: an empty statement, not a second one.
+        trees = [t for t in sqlglot.parse(sql, read=dialect) if t is not None and not isinstance(t, exp.Semicolon)]
     except ParseError as exc:
         raise _classify_unparsed(tokens, exc) from None
     if len(trees) != 1 or len(_statements(tokens)) != 1:
@@ -315,9 +317,11 @@ def _explain_inner(body: str, dialect: str | None) -> exp.Expression:
 
 
 def _statement_text(sql: str, tokens: list[Token]) -> str:
-    """The statement without trailing semicolons (text up to the end of its last token, comments kept inside)."""
-    last = [t for t in tokens if t.token_type != TokenType.SEMICOLON][-1]
-    return sql[: last.end + 1].strip()
+    """The one statement without the empty ones around it: from after the last semicolon before its first
+    token (a leading comment kept) to the end of its last token (comments inside kept)."""
+    words = [t for t in tokens if t.token_type != TokenType.SEMICOLON]
+    start = max((t.end + 1 for t in tokens if t.token_type == TokenType.SEMICOLON and t.end < words[0].start), default=0)
+    return sql[start : words[-1].end + 1].strip()
 
 
 def referenced_tables(tree: exp.Expression) -> list[str]:
