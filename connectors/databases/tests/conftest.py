@@ -121,6 +121,19 @@ def _dispose_engines():
 
 
 @pytest.fixture
+def no_guard(monkeypatch) -> None:
+    """execute_sql without the first layer (the sqlglot guard): any text reaches the fenced connection as written."""
+    from analytics_acp_databases import execute as execute_module
+    from analytics_acp_databases.readonly import CheckedQuery
+
+    def accept_anything(sql: str, dialect: str | None) -> CheckedQuery:
+        text = sql.strip()
+        return CheckedQuery(sql=text, statement_type="SELECT", tree=None, explain=text.upper().startswith("EXPLAIN"))
+
+    monkeypatch.setattr(execute_module, "check_sql", accept_anything)
+
+
+@pytest.fixture
 def make_ctx() -> Callable[..., CallContext]:
     """Factory: make_ctx(credentials, resource_id=None, config=None, tool=..., tables=None)."""
     return _make_ctx

@@ -21,23 +21,10 @@ import sqlite3
 import duckdb
 import pytest
 from analytics_acp import AcpError
-from analytics_acp_databases import execute as execute_module
 from analytics_acp_databases.arguments import ExecuteSql
 from analytics_acp_databases.engines import USER_SQL, Source, open_read
 from analytics_acp_databases.execute import run_execute_sql
-from analytics_acp_databases.readonly import CheckedQuery
 from sqlalchemy.exc import DBAPIError
-
-
-@pytest.fixture
-def no_guard(monkeypatch):
-    """execute_sql without the first layer: any text is passed to the fenced connection as written."""
-
-    def accept_anything(sql, dialect):
-        text = sql.strip()
-        return CheckedQuery(sql=text, statement_type="SELECT", tree=None, explain=text.upper().startswith("EXPLAIN"))
-
-    monkeypatch.setattr(execute_module, "check_sql", accept_anything)
 
 
 def _run(sql, ctx):

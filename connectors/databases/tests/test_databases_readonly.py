@@ -40,12 +40,29 @@ ACCEPTED = [
     ("duckdb", "FROM ventas"),
 ]
 
+# Issue 38.9: a comment after the last semicolon is no second statement; the text sent is the one statement.
+EMPTY_AROUND = [
+    ("postgres", "SELECT 1; -- x"),
+    ("duckdb", "SELECT 1;/**/;"),
+    ("postgres", "SELECT 1 /* a */ ; /* b */"),
+    ("sqlite", "-- x\n;;SELECT 1;--y\n;/*z*/"),
+    ("postgres", "/* a */ ; SELECT 1"),
+    ("mysql", "SELECT 1 -- x\n;"),
+]
+
+
+@pytest.mark.parametrize(("dialect", "sql"), EMPTY_AROUND)
+def test_guard_accepts_empty_statements_and_comments_around_the_query(dialect, sql):
+    assert check_sql(sql, dialect).sql == "SELECT 1"
+
 # (dialect, sql, statement type named in the error)
 REJECTED = [
     ("postgres", "SELECT 1; DELETE FROM t", "Multiple"),
     ("postgres", "COMMIT; DELETE FROM t", "Multiple"),
     ("postgres", "SELECT 1 -- x\n; DROP TABLE t", "Multiple"),
     ("postgres", "SELECT 1 /* a */; /* b */ UPDATE t SET a = 1", "Multiple"),
+    ("postgres", "SELECT 1; -- x\nDELETE FROM t", "Multiple"),
+    ("duckdb", "SELECT 1;/**/; DELETE FROM t", "Multiple"),
     ("postgres", "WITH x AS (DELETE FROM t RETURNING *) SELECT * FROM x", "DELETE"),
     ("postgres", "WITH x AS (INSERT INTO t VALUES (1) RETURNING *) SELECT * FROM x", "INSERT"),
     ("postgres", "SELECT * FROM (UPDATE t SET a = 1 RETURNING *) x", "UPDATE"),
