@@ -13,8 +13,9 @@ from analytics_acp.results import build_table
 from analytics_acp.results.inference import TEXT_CHECKS, TextTypeGuess, infer_type, text_kind
 from analytics_acp.tablefile import read_table_uri
 
-SAMPLES = ["0", "7", "-3", "+12", "007", "1.5", "-0.25", "1e3", ".5", "01.5", "true", "FALSE", "yes", "N", "2026-07-01",
-           "2026-13-01", "2026-07-01T10:00:00", "2026-07-01 10:00:00Z", "abc", "", "nan", "inf", "1,5", "٣"]
+SAMPLES = ["0", "7", "-3", "+12", "007", "1.5", "-0.25", "1e3", ".5", "-.5", "5.", "1_000", "1e999", "5 ", "01.5", "true",
+           "FALSE", "yes", "N", "2026-07-01", "2026-13-01", "2026-07-01T10:00:00", "2026-07-01 10:00:00Z", "abc", "", "nan",
+           "inf", "1,5", "٣"]
 
 
 def build(values, hint=None, inline=1 << 20, tmp_path=None):
@@ -36,6 +37,22 @@ def test_batched_text_inference_equals_the_rule_cell_by_cell():
         batched.add_many(values[:cut])
         batched.add_many(values[cut:])
         assert one.result() == batched.result() == expected, values
+
+
+# Issue 38.9, decided by 8.6/16.6: a decimal as SQL, spreadsheets and CSV readers write it is a number; the only
+# text that looks numeric and stays text is what reading as a number would change or lose.
+NUMBER_TEXTS = [".5", "-.5", "+.5", "5.", "-5.", "0.", "0.5", "-0.0", "1e3", "1E+5", "0.5e-3", "0e1", "-2.5E-3"]
+TEXT_NOT_NUMBERS = [".", "-.", "+", "-", ".e5", "5e", "e5", "1e999", "-1e999", "1_000", "1_0.5", "5 ", " 5", "5\n",
+                    "\u0661\u0662", "\u0661.5", "0x10", "1.5.2", "1e5.5", "\u22125", "01.5", "00.5", "-01.5", "007e1",
+                    "nan", "-inf", "Infinity", "1,5"]
+
+
+def test_number_texts():
+    assert {t: text_kind(t) for t in NUMBER_TEXTS} == dict.fromkeys(NUMBER_TEXTS, "number")
+    assert {t: text_kind(t) for t in TEXT_NOT_NUMBERS} == dict.fromkeys(TEXT_NOT_NUMBERS, "string")
+    assert build([".5", "-.5", "2"]) == ("number", [0.5, -0.5, 2])
+    assert build(["1_000", "5"]) == ("string", ["1_000", "5"])
+    assert build(["1e999", "1"]) == ("string", ["1e999", "1"])  # a number would have become null
 
 
 def test_text_kinds():

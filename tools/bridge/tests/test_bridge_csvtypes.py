@@ -48,7 +48,8 @@ def test_bridge_csvtypes_batched_inference_matches_the_rule():
 
 def test_bridge_csvtypes_leading_zeros_stay_text_and_date_plus_datetime_is_datetime():
     for values, expected in ((["08001", "28013"], "string"), (["0", "10"], "integer"), (["0.5", "00.5"], "string"),
-                             (["1", "2.5"], "number"), (["2026-07-01", "2026-07-01T00:00:00"], "datetime"),
+                             (["1", "2.5"], "number"), ([".5", "-.5", "5."], "number"), (["1_000", "2"], "string"),
+                             (["1e999"], "string"), (["2026-07-01", "2026-07-01T00:00:00"], "datetime"),
                              (["2026-07-01 10:00", "2026-07-02"], "datetime"), (["yes", "no", "TRUE"], "boolean")):
         guess = csvtypes.TypeGuess()
         guess.add_many(values)

@@ -6,6 +6,9 @@ into acp-data by hand (16.6), so the same data gets the same type whichever way 
 
 Text cells (16.6): integer, number, boolean, date, datetime, else string. A number written with
 leading zeros (a postcode, ``007``) is text, because reading it as a number would lose the zeros.
+Numbers are ASCII decimals as SQL, spreadsheets and CSV readers write them: ``.5``, ``-.5`` and ``5.``
+are numbers (the omitted zero loses nothing); Python-only spellings (``1_000``), other scripts' digits,
+surrounding spaces and values beyond a double (``1e999``, which would become null) stay text.
 Booleans are the words in BOOLEAN_WORDS (any case); ``0``/``1`` read as integers. Dates are
 ``YYYY-MM-DD``; datetimes ISO 8601 with ``T`` or a space (``Z`` or an offset allowed).
 Mixing (8.6): integer + number -> number, date + datetime -> datetime, any other mix -> string.
@@ -14,6 +17,7 @@ Mixing (8.6): integer + number -> number, date + datetime -> datetime, any other
 from __future__ import annotations
 
 import datetime as _dt
+import math
 import re
 from collections.abc import Callable, Iterable
 
@@ -31,17 +35,13 @@ def is_integer_text(text: str) -> bool:
     return _INTEGER(text) is not None
 
 
+# Sign, digits without leading zeros and/or a fraction (``.5``, ``5.``), optional exponent; ASCII only.
+_NUMBER = re.compile(r"[+-]?(?:(?:0|[1-9][0-9]*)(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?").fullmatch
+
+
 def is_number_text(text: str) -> bool:
-    """A finite decimal number (every integer text is one); not ``nan``/``inf``, not ``01.5``."""
-    body = text[1:] if text[:1] in "+-" else text
-    if not body or not (body[0].isdigit() or body[0] == "."):
-        return False  # rejects "nan", "inf", "infinity"
-    try:
-        float(body)
-    except ValueError:
-        return False
-    whole = body.split(".")[0].split("e")[0].split("E")[0]
-    return not (len(whole) > 1 and whole.startswith("0"))
+    """A finite decimal number (every integer text is one): ``1.5``, ``.5``, ``-2e3``; not ``nan``, ``01.5``, ``1e999``."""
+    return _NUMBER(text) is not None and math.isfinite(float(text))
 
 
 def is_date_text(text: str) -> bool:
