@@ -81,6 +81,19 @@ CASES = [
     ("https://example.com:http/", None, None, None, None),
     ("not a url", None, None, None, None),
     ("https://[2001:db8::1]:8443/x/", "/x", "[2001:db8::1]", "[2001:db8::1]", "/x/"),
+    # Issue 38.9 (survivors of a mutation study): a host's trailing dot and an empty port are dropped, a host
+    # that is only www plus a name keeps its www, and GA4's fullPageUrl with a two-letter TLD is a host
+    ("https://www.example.com./blog/", "/blog", "www.example.com", "example.com", "/blog/"),
+    ("https://example.com:/blog/", "/blog", "example.com", "example.com", "/blog/"),
+    ("https://www.com/x", "/x", "www.com", "www.com", "/x"),
+    ("https://www.co/", "/", "www.co", "www.co", "/"),
+    ("example.de/blog/", "/blog", "example.de", "example.de", "/blog/"),
+    ("www.example.co.uk/x", "/x", "www.example.co.uk", "example.co.uk", "/x"),
+    ("www.example.co.uk/x?utm_source=a", "/x", "www.example.co.uk", "example.co.uk", "/x"),
+    ("example.de./blog", "/blog", "example.de", "example.de", "/blog"),
+    ("shop.example.de:8080/a/", "/a", "shop.example.de", "shop.example.de", "/a/"),
+    ("example.x/blog", None, None, None, None),  # a one-letter last label is no TLD: a relative path
+    ("example.123/blog", None, None, None, None),
 ]
 
 
