@@ -14,7 +14,7 @@ SRC_DIRS := core/src build/src $(sort $(wildcard connectors/*/src tools/*/src)) 
 empty :=
 space := $(empty) $(empty)
 
-.PHONY: help setup venv system-deps npm-deps test test-fast lint demo build build-all bench clean
+.PHONY: help setup venv system-deps npm-deps test test-fast lint demo build build-all bench mutation clean
 
 help:
 	@echo "make demo    - set up and run the ACP Bridge demo (SQLite + prediction)"
@@ -23,6 +23,7 @@ help:
 	@echo "make build CONNECTOR=<id> - freeze one connector into dist/<id>/ and dist/<id>-<version>.zip"
 	@echo "make bench   - run the benchmarks (tools/bench/results/latest.json)"
 	@echo "make lint    - ruff and mypy (strict on core/)"
+	@echo "make mutation - mutmut over the read-only fence, inference and URL keys (not part of make test)"
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -69,5 +70,15 @@ build-all: venv
 bench: venv
 	$(BIN)/analytics-acp bench
 
+# Mutation testing (issue 38.9; tests/README.md has the last score). Its own venv: mutmut 2 and its
+# dependencies stay out of the one the suite runs in.
+.venv-mutation/.installed: requirements-mutation.txt
+	$(PYTHON) -m venv .venv-mutation
+	.venv-mutation/bin/python -m pip install -q -r requirements-mutation.txt
+	touch $@
+
+mutation: venv .venv-mutation/.installed
+	bash tools/mutation/run.sh
+
 clean:
-	rm -rf $(VENV) dist .demo
+	rm -rf $(VENV) .venv-mutation dist .demo

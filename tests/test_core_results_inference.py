@@ -55,6 +55,16 @@ def test_number_texts():
     assert build(["1e999", "1"]) == ("string", ["1e999", "1"])  # a number would have become null
 
 
+def test_boolean_words_in_any_case():
+    """16.6's booleans: true/false, t/f, yes/no, y/n in any case (0/1 are integers)."""
+    words = {"true": True, "t": True, "yes": True, "y": True, "false": False, "f": False, "no": False, "n": False}
+    for word, value in words.items():
+        for text in (word, word.upper(), word.capitalize()):
+            assert text_kind(text) == "boolean", text
+            assert build([text, "true"]) == ("boolean", [value, True]), text
+    assert [text_kind(t) for t in ("1", "0", "si", "on", "off")] == ["integer", "integer", "string", "string", "string"]
+
+
 def test_text_kinds():
     assert [text_kind(t) for t in ("12", "007", "1.5", "01.5", "yes", "F", "2026-07-01", "2026-07-01 10:00", "n/a", "")] == [
         "integer", "string", "number", "string", "boolean", "boolean", "date", "datetime", "string", None]

@@ -24,7 +24,6 @@ from collections.abc import Callable, Iterable
 TRUE_WORDS = frozenset({"true", "t", "yes", "y"})
 FALSE_WORDS = frozenset({"false", "f", "no", "n"})
 BOOLEAN_WORDS = TRUE_WORDS | FALSE_WORDS
-TEXT_KINDS = ("integer", "number", "boolean", "date", "datetime", "string")
 
 # "0" is an integer; "007" is an identifier written with zeros, so it stays text. ASCII digits only.
 _INTEGER = re.compile(r"[+-]?(?:0|[1-9][0-9]*)").fullmatch
