@@ -132,6 +132,40 @@ def test_guard_rejects_writes_naming_the_statement(dialect, sql, kind):
     assert "(SELECT, WITH ... SELECT, VALUES or EXPLAIN of those)" in info.value.message  # what to send instead
 
 
+# Issue 38.9: the first words that begin a statement that is no query, written out here (not read from
+# readonly.py): sqlglot reads several as identifiers ("DISCARD ALL" is a column alias), so dropping one from
+# STATEMENT_WORDS would turn a refused statement into a typo report.
+STATEMENT_WORDS = (
+    "ABORT", "ALTER", "ANALYSE", "ANALYZE", "ATTACH", "BEGIN", "BINLOG", "CACHE", "CALL", "CHANGE", "CHECK",
+    "CHECKPOINT", "CHECKSUM", "CLOSE", "CLUSTER", "COMMENT", "COMMIT", "COPY", "CREATE", "DEALLOCATE", "DECLARE",
+    "DELETE", "DESC", "DESCRIBE", "DETACH", "DISCARD", "DO", "DROP", "END", "EXEC", "EXECUTE", "EXPORT", "FETCH",
+    "FLUSH", "FORCE", "GET", "GRANT", "HANDLER", "HELP", "IMPORT", "INSERT", "INSTALL", "KILL", "LISTEN", "LOAD",
+    "LOCK", "MERGE", "MOVE", "NOTIFY", "OPTIMIZE", "PIVOT", "PRAGMA", "PREPARE", "PURGE", "REASSIGN", "REFRESH",
+    "REINDEX", "RELEASE", "RENAME", "REPAIR", "REPLACE", "RESET", "RESIGNAL", "RESTART", "REVOKE", "ROLLBACK",
+    "SAVEPOINT", "SECURITY", "SET", "SHOW", "SHUTDOWN", "SIGNAL", "START", "STOP", "SUMMARIZE", "TRUNCATE",
+    "UNINSTALL", "UNLISTEN", "UNLOCK", "UNPIVOT", "UPDATE", "UPSERT", "USE", "VACUUM", "XA",
+)
+
+
+@pytest.mark.parametrize("dialect", ["postgres", "mysql", "sqlite", "duckdb"])
+def test_guard_refuses_every_statement_word_as_a_write(dialect):
+    from analytics_acp_databases.readonly import STATEMENT_WORDS as guarded
+
+    assert sorted(guarded) == sorted(STATEMENT_WORDS)
+    missed = []
+    for word in STATEMENT_WORDS:
+        for sql in (f"{word} x", f"{word.lower()} x y"):
+            try:
+                check_sql(sql, dialect)
+            except ReadOnlyViolation:
+                continue
+            except InvalidArguments as exc:
+                missed.append((sql, exc.message[:80]))
+            else:
+                missed.append((sql, "accepted"))
+    assert missed == []
+
+
 def test_guard_reports_typos_as_invalid_arguments_not_violations():
     with pytest.raises(InvalidArguments):
         check_sql("SELECT FROM WHERE (", "postgres")
