@@ -65,6 +65,15 @@ def test_boolean_words_in_any_case():
     assert [text_kind(t) for t in ("1", "0", "si", "on", "off")] == ["integer", "integer", "string", "string", "string"]
 
 
+def test_dates_and_datetimes_must_be_real_and_iso():
+    """Mutation survivors (issue 38.9): a date-shaped text that is no calendar day or time stays text."""
+    texts = {"2026-02-28": "date", "2026-13-01": "string", "2026-02-30": "string", "2026/07/01": "string",
+             "2026-07-01T10:00:00": "datetime", "2026-07-01 10:00:00Z": "datetime", "2026-07-01T10:00:00+02:00": "datetime",
+             "2026-07-01T25:00:00": "string", "2026-07-01T10:61": "string", "2026-07-01X10:00:00": "string",
+             "2026-07-01t10:00:00": "string", "2026-13-01T10:00:00": "string", "2026-07-01T10": "string"}
+    assert {t: text_kind(t) for t in texts} == texts
+
+
 def test_text_kinds():
     assert [text_kind(t) for t in ("12", "007", "1.5", "01.5", "yes", "F", "2026-07-01", "2026-07-01 10:00", "n/a", "")] == [
         "integer", "string", "number", "string", "boolean", "boolean", "date", "datetime", "string", None]

@@ -92,6 +92,13 @@ CASES = [
     ("www.example.co.uk/x?utm_source=a", "/x", "www.example.co.uk", "example.co.uk", "/x"),
     ("example.de./blog", "/blog", "example.de", "example.de", "/blog"),
     ("shop.example.de:8080/a/", "/a", "shop.example.de", "shop.example.de", "/a/"),
+    # mutation survivors: a URL inside the path, IPv6 literals without a port, with an empty one, empty, or bad
+    ("https://example.com/go/https://other.com/page", "/go/https://other.com/page", "example.com", "example.com",
+     "/go/https://other.com/page"),
+    ("https://[::1]/x", "/x", "[::1]", "[::1]", "/x"),
+    ("https://[::1]:/x", "/x", "[::1]", "[::1]", "/x"),
+    ("https://[::1]x/", None, None, None, None),
+    ("https://[]/x", None, None, None, None),
     ("example.x/blog", None, None, None, None),  # a one-letter last label is no TLD: a relative path
     ("example.123/blog", None, None, None, None),
 ]

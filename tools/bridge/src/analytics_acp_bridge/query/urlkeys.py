@@ -110,8 +110,8 @@ def _host(authority: str) -> str | None:
     """The lower-case Unicode host name of ``host[:port]`` (IPv6 literals keep their brackets), or None."""
     if authority.startswith("["):
         end = authority.find("]")
-        if end < 0 or (authority[end + 1:] and not re.fullmatch(r":\d*", authority[end + 1:])):
-            return None
+        if end < 2 or (authority[end + 1:] and not re.fullmatch(r":\d*", authority[end + 1:])):
+            return None  # unclosed, empty ("[]") or followed by anything but a port
         return authority[: end + 1].lower()
     name, colon, port = authority.partition(":")
     if colon and not port.isdigit() and port != "":
