@@ -96,6 +96,9 @@ CASES = [
     (['{"a": 1}', "[1]"], "json", "json", [{"a": 1}, [1]]),
     (['{"a": 1}', "oops"], "json", "string", ['{"a": 1}', "oops"]),
     ([None, None], "integer", "integer", [None, None]),
+    ([None, None], "date", "date", [None, None]),  # an all-null column keeps its declared kind (mutation survivor)
+    ([None], "datetime", "datetime", [None]),
+    ([None], "number", "number", [None]),
     ([b"\x00\x01", "x"], None, "string", ["AAE=", "x"]),
 ]
 
