@@ -99,6 +99,11 @@ CASES = [
     ("https://[::1]:/x", "/x", "[::1]", "[::1]", "/x"),
     ("https://[::1]x/", None, None, None, None),
     ("https://[]/x", None, None, None, None),
+    ("https://[x]/x", None, None, None, None),
+    ("https://SHOP.EXAMPLE.BOX/products/BOX/", "/products/BOX", "shop.example.box", "shop.example.box",
+     "/products/BOX/"),  # only dots and slashes are stripped, not letters
+    ("https://\uff45\uff58\uff41\uff4d\uff50\uff4c\uff45.com/", "/", "example.com", "example.com", "/"),  # UTS 46 maps fullwidth
+    ("/a%80b%FF", "/a%80b%FF", None, None, "/a%80b%FF"),  # the ends of the invalid-byte range stay encoded
     ("example.x/blog", None, None, None, None),  # a one-letter last label is no TLD: a relative path
     ("example.123/blog", None, None, None, None),
 ]
@@ -166,7 +171,7 @@ def test_acp_query_has_them_and_says_so(tmp_path):
     description = next(t for t in own_tools.TOOLS if t["name"] == "acp_query")["description"]
     for name in ("url_key(x)", "url_host(x[, 'strip-www'])", "url_path(x)", "url_param(x, name)"):
         assert sum(line.startswith(f"- {name}:") for line in description.splitlines()) == 1
-    with pytest.raises(InvalidArguments, match="strip-www"):
+    with pytest.raises(InvalidArguments, match="url_host takes only 'strip-www' as its second argument"):
         own_tools.query(store, "SELECT url_host(page, 'www') FROM gsc_x")
 
 

@@ -37,6 +37,7 @@ Decisions where the sources disagree:
 
 from __future__ import annotations
 
+import ipaddress
 import re
 import sqlite3
 from functools import lru_cache
@@ -110,8 +111,8 @@ def _host(authority: str) -> str | None:
     """The lower-case Unicode host name of ``host[:port]`` (IPv6 literals keep their brackets), or None."""
     if authority.startswith("["):
         end = authority.find("]")
-        if end < 2 or (authority[end + 1:] and not re.fullmatch(r":\d*", authority[end + 1:])):
-            return None  # unclosed, empty ("[]") or followed by anything but a port
+        if end < 0 or (authority[end + 1:] and not re.fullmatch(r":\d*", authority[end + 1:])) or not _ipv6(authority[1:end]):
+            return None  # unclosed, no IPv6 address inside ("[]", "[x]"), or followed by anything but a port
         return authority[: end + 1].lower()
     name, colon, port = authority.partition(":")
     if colon and not port.isdigit() and port != "":
@@ -120,6 +121,14 @@ def _host(authority: str) -> str | None:
     if not name or _BAD_HOST_CHARS.search(name):
         return None
     return _idn(name)
+
+
+def _ipv6(text: str) -> bool:
+    try:
+        ipaddress.IPv6Address(text)
+    except ValueError:
+        return False
+    return True
 
 
 @lru_cache(maxsize=4096)
@@ -183,9 +192,7 @@ def _key(head: str) -> str | None:
     parts = _split(head)
     if parts is None or not parts.page:
         return None
-    path = percent_decode(parts.path)
-    if not path.startswith("/"):
-        path = "/" + path
+    path = percent_decode(parts.path)  # every Parts path starts with "/" (_split), and decoding keeps it
     rest, _, last = path.rpartition("/")
     if last in INDEX_FILES:
         path = rest + "/"
