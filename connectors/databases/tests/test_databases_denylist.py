@@ -13,6 +13,7 @@ import uuid
 
 import pytest
 from analytics_acp import ReadOnlyViolation
+from analytics_acp_databases.arguments import ExecuteSql
 from analytics_acp_databases.execute import run_execute_sql
 from analytics_acp_databases.readonly import SIDE_EFFECT_FUNCTIONS, check_sql
 
@@ -89,7 +90,7 @@ def _refused_through_execute_sql(names, ctx) -> list[str]:
     missed = []
     for name in names:
         try:
-            run_execute_sql({"sql": f"SELECT {name}('a') AS v"}, ctx)
+            run_execute_sql(ExecuteSql.parse({"sql": f"SELECT {name}('a') AS v"}), ctx)
         except ReadOnlyViolation as exc:
             if (exc.data or {}).get("function") != name:
                 missed.append(name)
@@ -132,10 +133,10 @@ def test_pg_reads_of_the_servers_files_pass_the_read_only_fence_so_the_guard_sto
     ctx = make_ctx(creds, f"test.{schema}")
     for name, sql in reads.items():
         with pytest.raises(ReadOnlyViolation) as info:
-            run_execute_sql({"sql": sql}, ctx)
+            run_execute_sql(ExecuteSql.parse({"sql": sql}), ctx)
         assert info.value.data["function"] == name
     request.getfixturevalue("no_guard")
-    got = {name: consume(run_execute_sql({"sql": sql}, make_ctx(creds, f"test.{schema}"))) for name, sql in reads.items()}
+    got = {name: consume(run_execute_sql(ExecuteSql.parse({"sql": sql}), make_ctx(creds, f"test.{schema}"))) for name, sql in reads.items()}
     assert got["pg_read_file"] == got["pg_read_binary_file"] == [{"v": major}]
     assert got["pg_ls_dir"] == [{"v": "PG_VERSION"}] and int(got["pg_stat_file"][0]["v"]) > 0
 
@@ -160,10 +161,10 @@ def test_maria_session_lock_passes_the_read_only_fence_so_the_guard_stops_it(mar
             return conn.exec_driver_sql("SELECT IS_USED_LOCK(%s)", (lock,)).scalar()
 
     with pytest.raises(ReadOnlyViolation):
-        run_execute_sql({"sql": f"SELECT GET_LOCK('{lock}', 0) AS v"}, make_ctx(creds, name))
+        run_execute_sql(ExecuteSql.parse({"sql": f"SELECT GET_LOCK('{lock}', 0) AS v"}), make_ctx(creds, name))
     assert holder() is None
     request.getfixturevalue("no_guard")
-    assert consume(run_execute_sql({"sql": f"SELECT GET_LOCK('{lock}', 0) AS v"}, make_ctx(creds, name))) == [{"v": 1}]
+    assert consume(run_execute_sql(ExecuteSql.parse({"sql": f"SELECT GET_LOCK('{lock}', 0) AS v"}), make_ctx(creds, name))) == [{"v": 1}]
     assert holder() is not None  # released when the engines are disposed (conftest)
 
 
@@ -198,9 +199,9 @@ def test_duckdb_every_denied_function_is_refused_by_execute_sql(duck_db, make_ct
 @pytest.mark.services
 def test_pg_runs_a_query_with_a_comment_after_its_semicolon(pg_schema, make_ctx, consume):
     creds, schema, _ = pg_schema
-    assert consume(run_execute_sql({"sql": "SELECT 1 AS x; -- the end"}, make_ctx(creds, f"test.{schema}"))) == [{"x": 1}]
+    assert consume(run_execute_sql(ExecuteSql.parse({"sql": "SELECT 1 AS x; -- the end"}), make_ctx(creds, f"test.{schema}"))) == [{"x": 1}]
 
 
 def test_duckdb_runs_a_query_with_empty_statements_after_it(duck_db, make_ctx, consume):
     ctx = make_ctx({"type": "duckdb", "path": duck_db}, "tienda")
-    assert consume(run_execute_sql({"sql": "SELECT 1 AS x;/**/;"}, ctx)) == [{"x": 1}]
+    assert consume(run_execute_sql(ExecuteSql.parse({"sql": "SELECT 1 AS x;/**/;"}), ctx)) == [{"x": 1}]
