@@ -78,7 +78,7 @@ bench: venv
 	touch $@
 
 mutation: venv .venv-mutation/.installed
-	bash tools/mutation/run.sh
+	bash tests/mutation/run.sh
 
 clean:
 	rm -rf $(VENV) .venv-mutation dist .demo

@@ -103,6 +103,7 @@ CASES = [
     ("https://SHOP.EXAMPLE.BOX/products/BOX/", "/products/BOX", "shop.example.box", "shop.example.box",
      "/products/BOX/"),  # only dots and slashes are stripped, not letters
     ("https://\uff45\uff58\uff41\uff4d\uff50\uff4c\uff45.com/", "/", "example.com", "example.com", "/"),  # UTS 46 maps fullwidth
+    ("https://Foo_Bar.\uff25\uff38\uff21\uff2d\uff30\uff2c\uff25.com/", "/", "foo_bar.example.com", "foo_bar.example.com", "/"),
     ("/a%80b%FF", "/a%80b%FF", None, None, "/a%80b%FF"),  # the ends of the invalid-byte range stay encoded
     ("example.x/blog", None, None, None, None),  # a one-letter last label is no TLD: a relative path
     ("example.123/blog", None, None, None, None),

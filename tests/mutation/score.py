@@ -1,6 +1,6 @@
-"""Print the mutation score per module from mutmut 2's cache (`make mutation`, tools/mutation/run.sh).
+"""Print the mutation score per module from mutmut 2's cache (`make mutation`, tests/mutation/run.sh).
 
-Usage: python tools/mutation/score.py build/work/mutation/.mutmut-cache
+Usage: python tests/mutation/score.py build/work/mutation/.mutmut-cache
 """
 
 from __future__ import annotations

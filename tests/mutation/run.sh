@@ -42,4 +42,4 @@ for entry in "${MODULES[@]}"; do
     --runner "bash -c \"set -e; ${first:+$PY -m pytest -x -q -p no:randomly $LIGHT $first; }$PY -m pytest -x -q -p no:randomly $tests\"" \
     || [[ $? -ge 2 ]]
 done
-"$PY" "$ROOT/tools/mutation/score.py" "$WORK/.mutmut-cache"
+"$PY" "$ROOT/tests/mutation/score.py" "$WORK/.mutmut-cache"
