@@ -284,13 +284,27 @@ def _exchange(flow: Any, code: str, secrets: ClientSecrets) -> dict[str, Any]:
         raise LoginError(f"The token endpoint {host} failed ({type(exc).__name__}): try again later.") from None
 
 
-def sign_in(secrets: ClientSecrets, scopes: list[str], *, port: int, timeout_s: float,
-            show_url: Callable[[str, str | None], None], open_browser: bool) -> SignIn:
-    """Run the whole flow: listener, authorization URL (PKCE S256, state), browser, redirect, code exchange.
+@dataclass
+class PendingSignIn:
+    """A sign-in waiting for the browser: the flow (PKCE verifier inside), its authorization URL and state."""
 
-    ``show_url(url, not_opened)`` is told the URL once the browser was tried: ``not_opened`` is None when a
-    browser was started (or ``open_browser`` is false), else why none could be (:func:`open_in_browser`).
-    The browser's tab is answered only after the code exchange: it says signed in only when it is.
+    secrets: ClientSecrets
+    scopes: list[str]
+    flow: Any
+    url: str
+    state: str
+
+    @property
+    def requested(self) -> list[str]:
+        """The scopes asked for: the ACPs' and the identity scopes."""
+        return self.scopes + [s for s in IDENTITY_SCOPES if s not in self.scopes]
+
+
+def begin_sign_in(secrets: ClientSecrets, scopes: list[str], redirect_uri: str) -> PendingSignIn:
+    """The authorization URL (PKCE S256, state, offline access) for a browser that comes back to ``redirect_uri``.
+
+    ``sign_in`` gives its own loopback listener as the redirect; a host with a page of its own (the set-up
+    page, issue 35.3) gives that page's address and calls :func:`finish_sign_in` with what came back.
     """
     # Google adds openid/email scopes it already granted to the answer; oauthlib would call that an error.
     os.environ.setdefault("OAUTHLIB_RELAX_TOKEN_SCOPE", "1")
@@ -301,13 +315,29 @@ def sign_in(secrets: ClientSecrets, scopes: list[str], *, port: int, timeout_s: 
     from google_auth_oauthlib.flow import InstalledAppFlow
 
     requested = scopes + [s for s in IDENTITY_SCOPES if s not in scopes]
+    flow = InstalledAppFlow.from_client_config({"installed": secrets.config}, scopes=requested, redirect_uri=redirect_uri)
+    url, state = flow.authorization_url(access_type="offline", prompt="consent")
+    return PendingSignIn(secrets=secrets, scopes=scopes, flow=flow, url=url, state=state)
+
+
+def finish_sign_in(pending: PendingSignIn, answer: dict[str, str]) -> SignIn:
+    """What the browser brought back checked (state, error) and exchanged: a SignIn, or LoginError."""
+    return _finish(pending.flow, pending.state, answer, pending.secrets, pending.scopes, pending.requested)
+
+
+def sign_in(secrets: ClientSecrets, scopes: list[str], *, port: int, timeout_s: float,
+            show_url: Callable[[str, str | None], None], open_browser: bool) -> SignIn:
+    """Run the whole flow: listener, authorization URL (PKCE S256, state), browser, redirect, code exchange.
+
+    ``show_url(url, not_opened)`` is told the URL once the browser was tried: ``not_opened`` is None when a
+    browser was started (or ``open_browser`` is false), else why none could be (:func:`open_in_browser`).
+    The browser's tab is answered only after the code exchange: it says signed in only when it is.
+    """
     listener = open_listener(port)
     try:
-        redirect_uri = f"http://127.0.0.1:{listener.server_address[1]}/"
-        flow = InstalledAppFlow.from_client_config({"installed": secrets.config}, scopes=requested, redirect_uri=redirect_uri)
-        url, state = flow.authorization_url(access_type="offline", prompt="consent")
-        listener.complete = lambda answer: _finish(flow, state, answer, secrets, scopes, requested)
-        show_url(url, open_in_browser(url) if open_browser else None)
+        pending = begin_sign_in(secrets, scopes, f"http://127.0.0.1:{listener.server_address[1]}/")
+        listener.complete = lambda answer: finish_sign_in(pending, answer)
+        show_url(pending.url, open_in_browser(pending.url) if open_browser else None)
         redirect = wait_for_redirect(listener, timeout_s)
     finally:
         listener.server_close()

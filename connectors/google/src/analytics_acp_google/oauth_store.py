@@ -8,31 +8,22 @@ through a temp file in the same private folder and renamed, so a failure never l
 from __future__ import annotations
 
 import json
-import os
 import re
-import tempfile
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-CONFIG_ENV = "ANALYTICS_ACP_CONFIG_DIR"
-APP_NAME = "analytics-acp"
+# The config folder and its private-file rules are the core's secret store's (issue 35.4): sign-ins
+# live in the same home as the secrets the set-up page keeps.
+from analytics_acp.secret_store import config_dir, write_atomic
+from analytics_acp.secret_store import private_dir as _private_dir
+
 # Never printed by --list: the values that let someone act as the user.
 SECRET_FIELDS = ("refresh_token", "access_token", "client_secret")
 
 
 class StoreError(Exception):
     """A sign-in file or sources.json could not be read or written (the message names paths, never values)."""
-
-
-def config_dir() -> Path:
-    """The user's analytics-acp config folder: ``$ANALYTICS_ACP_CONFIG_DIR``, else platformdirs' user config dir."""
-    override = os.environ.get(CONFIG_ENV, "").strip()
-    if override:
-        return Path(override).expanduser()
-    import platformdirs
-
-    return Path(platformdirs.user_config_dir(APP_NAME, appauthor=False))
 
 
 def signins_dir() -> Path:
@@ -46,30 +37,6 @@ def git_work_tree(path: Path) -> Path | None:
         if (parent / ".git").exists():
             return parent
     return None
-
-
-def _private_dir(folder: Path) -> None:
-    # 0700 on the folders we own; an existing folder of ours is tightened, not trusted as is.
-    folder.mkdir(mode=0o700, parents=True, exist_ok=True)
-    os.chmod(folder, 0o700)
-
-
-def write_atomic(path: Path, text: str, mode: int) -> None:
-    """Write ``text`` to ``path`` through a temp file in the same folder and ``os.replace``; ``mode`` from the start."""
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        os.fchmod(fd, mode)
-        with os.fdopen(fd, "w", encoding="utf-8") as out:
-            out.write(text)
-            out.flush()
-            os.fsync(out.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
 
 
 def signin_path(email: str | None, out: Path | None = None) -> Path:

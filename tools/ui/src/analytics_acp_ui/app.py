@@ -1,0 +1,66 @@
+"""The page's Starlette application: routes, the security guard and the lifespan that owns the ACP servers."""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import anyio
+from starlette.applications import Starlette
+from starlette.middleware import Middleware
+from starlette.routing import Mount, Route
+from starlette.staticfiles import StaticFiles
+
+from .security import Guard, mutating
+from .signin import CALLBACK
+from .state import UiState
+from .views import clients, common, datasets, signin_views, source_form, sources
+
+STATIC = Path(__file__).resolve().parent / "static"
+
+
+def routes() -> list[Route | Mount]:
+    """Every route; each POST goes through ``mutating`` (the CSRF check)."""
+    return [
+        Route("/", sources.sources_page),
+        Route("/sources/new", source_form.choose_acp),
+        Route("/sources/new/{acp}", source_form.new_form),
+        Route("/sources/form", mutating(source_form.submit_form), methods=["POST"]),
+        Route("/sources/{source_id}/edit", source_form.edit_form),
+        Route("/sources/{source_id}/remove", mutating(sources.remove_source), methods=["POST"]),
+        Route("/sources/{source_id}/test", mutating(sources.test_source), methods=["POST"]),
+        Route("/acps/{acp}/icon", common.acp_icon),
+        Route(CALLBACK, signin_views.google_callback),
+        Route("/clients", clients.clients_page),
+        Route("/clients/{client}/write", mutating(clients.write_client), methods=["POST"]),
+        Route("/datasets", datasets.datasets_page),
+        Route("/datasets/files/{name}", datasets.dataset_file),
+        Route("/datasets/{dataset_id}.csv", datasets.dataset_csv),
+        Route("/datasets/{dataset_id}", datasets.dataset_page),
+        Route("/datasets/{dataset_id}/delete", mutating(datasets.delete_dataset), methods=["POST"]),
+        Mount("/static", app=StaticFiles(directory=str(STATIC)), name="static"),
+    ]
+
+
+def build_app(state: UiState) -> Starlette:
+    """The application for one page run."""
+    state.security.public_paths = (CALLBACK,)
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        async with anyio.create_task_group() as tg:
+            state.servers.bind(tg)
+            try:
+                yield
+            finally:
+                from analytics_acp.host.stdio import stop_live_servers
+
+                stop_live_servers(bound_s=0.3)  # Ctrl-C ends the page within a second: servers get SIGTERM now
+                await state.servers.aclose()
+                tg.cancel_scope.cancel()
+                state.cleanup()
+
+    app = Starlette(routes=routes(), middleware=[Middleware(Guard, security=state.security)], lifespan=lifespan)
+    app.state.ui = state
+    return app

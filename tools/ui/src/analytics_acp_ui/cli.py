@@ -1,0 +1,85 @@
+"""``analytics-acp ui [--project DIR] [--root DIR] [--sources FILE] [--port N] [--no-browser]`` (issue 35.1)."""
+
+from __future__ import annotations
+
+import argparse
+import errno
+import logging
+import os
+import socket
+import sys
+
+from analytics_acp_bridge.cli import ENV_PROJECT, ENV_ROOT, resolve_paths
+from analytics_acp_bridge.redact import RedactingFilter
+
+GRACE_S = 0.3  # Ctrl-C: requests still running get this long, so the page ends within a second
+
+
+def parser() -> argparse.ArgumentParser:
+    """The page's argument parser (the bridge's defaults for project, root and sources)."""
+    p = argparse.ArgumentParser(
+        prog="analytics-acp ui",
+        description="A local page to set up the ACP Bridge's sources, sign in, pick resources, connect an MCP client "
+                    "and look at the datasets. Serves on 127.0.0.1 only and prints its URL (with a one-time token).")
+    p.add_argument("--project", help=f"Project folder whose acp-data/ the page shows (default: ${ENV_PROJECT} or the "
+                                     "current folder).")
+    p.add_argument("--root", help=f"Folder that holds acps/ (default: ${ENV_ROOT} or the project folder).")
+    p.add_argument("--sources", help="sources.json to edit (default: <root>/sources.json; it need not exist yet).")
+    p.add_argument("--port", type=int, default=0, help="Port on 127.0.0.1 (default: a free one).")
+    p.add_argument("--no-browser", action="store_true", help="Print the URL without opening the browser.")
+    return p
+
+
+def bind(port: int) -> socket.socket:
+    """A listening socket on 127.0.0.1 (port 0: a free one); OSError with a clear message when taken."""
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    if sys.platform != "win32":
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind(("127.0.0.1", port))
+    except OSError as exc:
+        sock.close()
+        if exc.errno in (errno.EADDRINUSE, 10048):
+            raise OSError(f"port {port} on 127.0.0.1 is in use: pass another --port, or leave it out for a free one.") from None
+        raise OSError(f"cannot listen on 127.0.0.1:{port} ({exc.strerror or type(exc).__name__}).") from None
+    sock.listen(64)
+    sock.set_inheritable(False)
+    return sock
+
+
+def main(argv: list[str]) -> int:
+    """Serve the set-up page on 127.0.0.1 (`analytics-acp ui`): sources, sign-in, client configuration, datasets."""
+    args = parser().parse_args(argv)
+    paths = resolve_paths(args)
+    try:
+        sock = bind(args.port)
+    except OSError as exc:
+        print(f"analytics-acp ui: {exc}", file=sys.stderr)
+        return 2
+    import uvicorn
+
+    from .app import build_app
+    from .security import Security
+    from .state import UiState
+
+    state = UiState(paths=paths, security=Security(port=sock.getsockname()[1]))
+    logging.basicConfig(level=os.environ.get("ANALYTICS_ACP_UI_LOG", "WARNING"), stream=sys.stderr,
+                        format="analytics-acp ui: %(message)s")
+    for handler in logging.getLogger().handlers:  # no secret the page handled reaches its log
+        handler.addFilter(RedactingFilter(state.redactor))
+    app = build_app(state)
+    print(state.security.url(), flush=True)
+    if not args.no_browser:
+        import webbrowser
+
+        webbrowser.open(state.security.url(), new=2)
+    config = uvicorn.Config(app, log_config=None, access_log=False, lifespan="on", timeout_graceful_shutdown=GRACE_S,
+                            timeout_keep_alive=2)
+    server = uvicorn.Server(config)
+    try:
+        server.run(sockets=[sock])
+    except KeyboardInterrupt:
+        return 130
+    finally:
+        state.cleanup()
+    return 130 if server.should_exit and getattr(server, "_captured_signals", None) else 0

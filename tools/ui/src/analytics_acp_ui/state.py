@@ -1,0 +1,65 @@
+"""What one run of the page holds: where it works, its secrets, its ACP servers, drafts and sign-ins."""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from analytics_acp_bridge.bridge import Paths
+from analytics_acp_bridge.redact import Redactor
+
+from .catalog import AcpEntry, Capability, Servers, installed
+from .drafts import Drafts
+from .security import Security
+from .signin import SignIns
+from .verdicts import Report
+
+
+@dataclass
+class UiState:
+    """The page's state (one per ``analytics-acp ui`` run)."""
+
+    paths: Paths
+    security: Security
+    tmp: Path = field(default_factory=lambda: Path(tempfile.mkdtemp(prefix="analytics-acp-ui-")))
+    drafts: Drafts = field(default_factory=Drafts)
+    signins: SignIns = field(default_factory=SignIns)
+    redactor: Redactor = field(default_factory=Redactor)
+    flash: list[str] = field(default_factory=list)
+    reports: dict[str, tuple[Any, Report]] = field(default_factory=dict)  # "offline"/"online" -> (file stamp, report)
+    servers: Servers = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.servers = Servers(self.tmp, self.redactor)
+
+    def acps(self) -> dict[str, AcpEntry]:
+        """The installed ACPs, read again (a folder copied into acps/ appears without a restart, 13.1)."""
+        return installed(self.paths.root)
+
+    async def capability(self, entry: AcpEntry) -> Capability:
+        """The capability of an installed ACP (its server started once and kept while the page runs)."""
+        return await self.servers.capability(entry.launch)
+
+    def say(self, message: str) -> None:
+        """A message for the next page the person sees."""
+        self.flash.append(message)
+
+    def take_flash(self) -> list[str]:
+        """The pending messages, once."""
+        out, self.flash = self.flash, []
+        return out
+
+    def stamp(self) -> Any:
+        """What identifies the current sources.json (a change makes the verdicts stale)."""
+        try:
+            st = self.paths.sources.stat()
+        except OSError:
+            return None
+        return (st.st_mtime_ns, st.st_size, st.st_ino)
+
+    def cleanup(self) -> None:
+        """Remove the page's temp folder."""
+        shutil.rmtree(self.tmp, ignore_errors=True)

@@ -1,0 +1,207 @@
+"""Save a source (issue 35.3/35.4): the form validated, secrets into the secret store, the validator's verdict, then sources.json.
+
+Order matters: secrets typed now go to the secret store under fresh names first, so the candidate the
+bridge's validator checks holds references only (no secret in a temp file); a refused save removes
+them again and the stored entry keeps its old ones. After a successful write the old secrets the
+entry no longer references are removed.
+"""
+
+from __future__ import annotations
+
+import math
+import secrets as _secrets
+from dataclasses import dataclass, field
+from typing import Any
+
+from analytics_acp import secret_store
+from analytics_acp_bridge.sources import SOURCE_ID
+
+from .. import sourcesfile
+from ..catalog import AcpEntry, Capability
+from ..drafts import Draft
+from ..forms.submit import Parsed, is_reference, parse
+from ..state import UiState
+from ..verdicts import check
+from .form_model import LIMITS
+
+
+@dataclass
+class Outcome:
+    """What a save did: ok with a message, or the errors / verdict / confirmation that stopped it."""
+
+    ok: bool = False
+    source_id: str = ""
+    message: str = ""
+    errors: dict[str, str] = field(default_factory=dict)
+    problem: str | None = None
+    confirm: str | None = None
+
+
+def _schema(capability: Capability, key: str) -> dict[str, Any] | None:
+    schema = capability.acp.get(f"{key}_schema")
+    return schema if isinstance(schema, dict) else None
+
+
+def parse_setup(state: UiState, capability: Capability, draft: Draft,
+                stored: dict[str, Any] | None) -> tuple[Parsed, Parsed]:
+    """The credentials and config parts of the draft (5.5.3)."""
+    base = state.paths.sources.parent
+    cred_schema = _schema(capability, "credentials")
+    from ..forms.fields import build_variants
+    from ..forms.submit import chosen_variant
+
+    chosen = chosen_variant("credentials", draft.get, len(build_variants(cred_schema, "credentials")))
+    filled = draft.filled if draft.signin_variant == chosen else None
+    creds = parse(cred_schema, "credentials", draft.get, previous=(stored or {}).get("credentials"),
+                  filled=filled, base=base)
+    config = parse(_schema(capability, "config"), "config", draft.get, previous=(stored or {}).get("config"), base=base)
+    return creds, config
+
+
+def live_meta(state: UiState, capability: Capability, draft: Draft,
+              stored: dict[str, Any] | None) -> tuple[dict[str, Any], dict[str, str]]:
+    """The ``_meta.acp`` the resource picker sends: the form's credentials and config, references resolved in memory."""
+    from analytics_acp_bridge.sources import ReferenceError_, _Resolver
+
+    creds, config = parse_setup(state, capability, draft, stored)
+    errors = {**creds.errors, **config.errors}
+    meta: dict[str, Any] = {}
+    resolver = _Resolver(state.paths.sources, state.paths.project, set())
+    try:
+        for key, part in (("credentials", creds), ("config", config)):
+            if part.value:
+                value = resolver.resolve(part.value, key, key == "credentials")
+                meta[key] = value if isinstance(value, dict) else _json_object(value)
+    except ReferenceError_ as exc:
+        errors["references"] = str(exc)
+    state.redactor.add(resolver.secrets | {v for _, v in resolver.literals if len(v) >= 4})
+    return meta, errors
+
+
+def _json_object(text: str) -> dict[str, Any]:
+    import json
+
+    try:
+        value = json.loads(text)
+    except ValueError:
+        value = None
+    return value if isinstance(value, dict) else {}
+
+
+def _limits(draft: Draft, errors: dict[str, str]) -> dict[str, Any]:
+    from ..forms.fields import make_field
+    from ..forms.submit import convert
+
+    out: dict[str, Any] = {}
+    for key, prop in LIMITS.items():
+        raw = (draft.values.get(f"limits.{key}") or "").strip()
+        if not raw:
+            continue
+        try:
+            value = convert(make_field(key, prop, f"limits.{key}", False), raw)
+        except ValueError as exc:
+            errors[f"limits.{key}"] = str(exc)
+            continue
+        if isinstance(value, float) and not math.isfinite(value):
+            errors[f"limits.{key}"] = f"«{prop['title']}» must be a finite number."
+            continue
+        out[key] = value
+    return out
+
+
+def _cost_before(data: dict[str, Any], stored: dict[str, Any] | None, capability: Capability) -> float:
+    for where in (stored or {}, data.get("defaults") if isinstance(data.get("defaults"), dict) else {},
+                  capability.acp.get("defaults") or {}):
+        value = where.get("cost_limit_usd")
+        if isinstance(value, int | float) and not isinstance(value, bool):
+            return float(value)
+    return 0.0
+
+
+def _keep_secrets(part: Parsed, schema: dict[str, Any] | None, source_id: str, what: str,
+                  stored_now: list[dict[str, str]]) -> str | None:
+    """Move every literal secret of a parsed part into the secret store (fresh names); returns where they went."""
+    if not isinstance(part.value, dict) or part.kept and is_reference(part.value):
+        return None
+    from ..forms.fields import variants_of
+
+    write_only = {k for v in variants_of(schema) for k, p in (v.get("properties") or {}).items()
+                  if isinstance(p, dict) and p.get("writeOnly")}
+    where = None
+    for key, value in list(part.value.items()):
+        if key in write_only and isinstance(value, str) and value:
+            name = f"{source_id}.{what}.{key}.{_secrets.token_hex(3)}"
+            kept = secret_store.store(name, value)
+            stored_now.append(kept.reference)
+            part.value[key] = kept.reference
+            where = kept.description
+    return where
+
+
+async def save(state: UiState, entry: AcpEntry, capability: Capability, draft: Draft,
+               stored: dict[str, Any] | None) -> Outcome:
+    """Validate the draft, keep its secrets, check it with the bridge's validator and write sources.json."""
+    out = Outcome()
+    try:
+        data = sourcesfile.read_raw(state.paths.sources)
+    except sourcesfile.SourcesFileError as exc:
+        out.problem = str(exc)
+        return out
+    errors = out.errors
+    source_id = (draft.values.get("source.id") or "").strip()
+    if not SOURCE_ID.match(source_id):
+        errors["source.id"] = "«Source id» must be 1-40 characters: lowercase letters, digits, _ or -."
+    elif source_id != draft.editing and sourcesfile.find(data, source_id) is not None:
+        errors["source.id"] = f"Another source already has the id «{source_id}»."
+    creds, config = parse_setup(state, capability, draft, stored)
+    errors.update(creds.errors)
+    errors.update(config.errors)
+    limits = _limits(draft, errors)
+    resource = (draft.values.get("source.resource_choice") or draft.values.get("source.default_resource_id") or "").strip()
+    rid = capability.acp.get("resource_id") if isinstance(capability.acp.get("resource_id"), dict) else {}
+    if not resource and capability.needs_resource and rid.get("format") != "none":
+        errors["source.default_resource_id"] = "«Default resource» is required: its tools use one (14.3). Find resources or type one."
+    before, after = _cost_before(data, stored, capability), limits.get("cost_limit_usd")
+    if after is not None and after > before and draft.values.get("confirm_cost") != f"{after:g}":
+        out.confirm = f"{after:g}"
+        errors["limits.cost_limit_usd"] = (f"Raising the cost limit from ${before:g} to ${after:g} lets one call cost that "
+                                           "much: tick the confirmation below and save again.")
+    if errors:
+        return out
+    new_entry: dict[str, Any] = {"id": source_id, "acp": entry.id,
+                                 "label": (draft.values.get("source.label") or "").strip() or None}
+    stored_now: list[dict[str, str]] = []
+    where = _keep_secrets(creds, _schema(capability, "credentials"), source_id, "credentials", stored_now)
+    where = _keep_secrets(config, _schema(capability, "config"), source_id, "config", stored_now) or where
+    if creds.value:
+        new_entry["credentials"] = creds.value
+    if config.value:
+        new_entry["config"] = config.value
+    new_entry["default_resource_id"] = resource or None
+    new_entry.update(limits)
+    if capability.acp.get("table_catalog"):
+        new_entry["tables"] = list(dict.fromkeys(draft.lists.get("tables", [])))
+    blocks = draft.lists.get("blocks", [])
+    if blocks and len(blocks) < int(draft.values.get("blocks.count") or 0):
+        new_entry["autocontext_blocks"] = blocks
+    candidate = {"sources": [sourcesfile.merged_entry(stored, new_entry)]}
+    if isinstance(data.get("defaults"), dict):
+        candidate["defaults"] = data["defaults"]
+    report = await check(state.paths, data=candidate)
+    verdict = report.sources.get(source_id)
+    if verdict is None or verdict.status == "error" or report.file_error:
+        for ref in stored_now:
+            secret_store.remove(ref)
+        text = (verdict.problem if verdict is not None else None) or report.file_error or "the check gave no verdict"
+        out.problem = state.redactor.text(text)
+        return out
+    sourcesfile.write(state.paths.sources, sourcesfile.upsert(data, new_entry, replace_id=draft.editing))
+    kept = sourcesfile.references([new_entry.get("credentials"), new_entry.get("config")])
+    for ref in sourcesfile.references([(stored or {}).get("credentials"), (stored or {}).get("config")]):
+        if ref not in kept:
+            secret_store.remove(ref)
+    out.ok, out.source_id = True, source_id
+    out.message = f"Saved source «{source_id}» in {state.paths.sources}."
+    if where:
+        out.message += f" Its secrets are kept in {where}, referenced from sources.json (never written there in plain)."
+    return out
