@@ -32,7 +32,7 @@ MAX_UPLOAD_BYTES = 1024 * 1024  # one uploaded file (a key file is a few KB)
 SAFE_METHODS = ("GET", "HEAD")
 HEADERS = [
     (b"cache-control", b"no-store"),
-    (b"referrer-policy", b"no-referrer"),
+    (b"referrer-policy", b"same-origin"),  # no-referrer would make Chromium send "Origin: null" on our own forms
     (b"x-frame-options", b"DENY"),
     (b"x-content-type-options", b"nosniff"),
     # Scripts and styles are the page's own files; frames only from itself (the dataset view).

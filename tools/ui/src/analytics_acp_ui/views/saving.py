@@ -21,7 +21,7 @@ from ..catalog import AcpEntry, Capability
 from ..drafts import Draft
 from ..forms.submit import Parsed, is_reference, parse
 from ..state import UiState
-from ..verdicts import check
+from ..verdicts import Report, Verdict, check
 from .form_model import LIMITS
 
 
@@ -138,10 +138,23 @@ def _keep_secrets(part: Parsed, schema: dict[str, Any] | None, source_id: str, w
     return where
 
 
+def _carry_verdicts(state: UiState, stamp_before: Any, old_id: str | None, source_id: str, verdict: Verdict,
+                    first: bool) -> None:
+    """The saved source's verdict joins the others' (unchanged entries keep theirs): no second check of the same file."""
+    previous = state.reports.get("offline")
+    if first or (previous is not None and previous[0] == stamp_before):
+        merged = Report(sources={} if first or previous is None else dict(previous[1].sources))
+        merged.sources.pop(old_id or source_id, None)
+        merged.sources[source_id] = verdict
+        state.reports["offline"] = (state.stamp(), merged)
+    state.reports.pop("online", None)
+
+
 async def save(state: UiState, entry: AcpEntry, capability: Capability, draft: Draft,
                stored: dict[str, Any] | None) -> Outcome:
     """Validate the draft, keep its secrets, check it with the bridge's validator and write sources.json."""
     out = Outcome()
+    stamp_before = state.stamp()
     try:
         data = sourcesfile.read_raw(state.paths.sources)
     except sourcesfile.SourcesFileError as exc:
@@ -196,6 +209,7 @@ async def save(state: UiState, entry: AcpEntry, capability: Capability, draft: D
         out.problem = state.redactor.text(text)
         return out
     sourcesfile.write(state.paths.sources, sourcesfile.upsert(data, new_entry, replace_id=draft.editing))
+    _carry_verdicts(state, stamp_before, draft.editing, source_id, verdict, first=not sourcesfile.entries(data))
     kept = sourcesfile.references([new_entry.get("credentials"), new_entry.get("config")])
     for ref in sourcesfile.references([(stored or {}).get("credentials"), (stored or {}).get("config")]):
         if ref not in kept:

@@ -1,0 +1,255 @@
+"""The set-up page in Chromium (issue 35, Done means): add a SQLite source, a GA4 source with an uploaded key and the
+picker, a Google sign-in on the fake OAuth server, Test against a fake that is down, a folder ACP dropped into acps/.
+
+One page (in this process) and one browser for the module; each test adds its own sources. Fields are found by
+their schema titles (``get_by_label``), as assistive technology finds them.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import socket
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from uiharness import FIXTURE_ACP, SECRET, environ, make_sqlite, module_env, serve_page, shot
+
+pytestmark = pytest.mark.browser
+
+
+@pytest.fixture(scope="module")
+def world(tmp_path_factory):
+    """The Google fakes (GA4 with three properties, the OAuth server), a project with a SQLite file, the page."""
+    from ga4support import SA_EMAIL, build_fake
+    from googlefakes import keys
+    from googlefakes.authserver import OAuthFake
+    from googlefakes.oauth import TokenEndpoint
+    from googlefakes.server import FakeServer
+
+    base = tmp_path_factory.mktemp("uipage")
+    project = base / "proj"
+    make_sqlite(project / "data" / "ventas.sqlite")
+    (base / "keys").mkdir()
+    with FakeServer(hang_s=10) as google, OAuthFake(email="analyst@example.com") as oauth:
+        google.oauth = TokenEndpoint(google)
+        google.oauth.register_service_account(SA_EMAIL, keys.public_key_pem(0))
+        build_fake(google)
+        oauth.api_tokens = google.tokens  # the GA4 fake accepts what the OAuth fake issues
+        key = base / "keys" / "ga4-key.json"
+        key.write_text(json.dumps(keys.service_account_info(google.oauth.token_uri, SA_EMAIL)))
+        client_id, client_secret = oauth.add_client()
+        client_file = base / "keys" / "client_secret.json"
+        client_file.write_text(json.dumps(oauth.client_secrets(client_id, client_secret)))
+        env = {**module_env(base / "config"), "ACP_CACHE_DIR": str(base / "cache")}
+        with environ(env), serve_page(project) as page:
+            yield {"page": page, "project": project, "google": google, "oauth": oauth, "key": key,
+                   "client_file": client_file, "env": env, "base": base}
+
+
+@pytest.fixture(scope="module")
+def browser():
+    from googlefakes.signin import chromium
+
+    with chromium() as b:
+        yield b
+
+
+@pytest.fixture
+def tab(browser, world):
+    context = browser.new_context()
+    page = context.new_page()
+    page.set_default_timeout(90_000)
+    page.goto(world["page"].url)
+    yield page
+    context.close()
+
+
+def _sources(world) -> dict:
+    return json.loads((world["project"] / "sources.json").read_text())
+
+
+def _entry(world, source_id: str) -> dict:
+    return next(e for e in _sources(world)["sources"] if e["id"] == source_id)
+
+
+def _add(tab, acp_name: str, source_id: str) -> None:
+    tab.get_by_role("link", name="Add a source").first.click()
+    tab.get_by_role("link", name=acp_name).click()
+    tab.get_by_label("Source id").fill(source_id)
+
+
+def _card(tab, source_id: str):
+    return tab.locator(f"#source-{source_id}")
+
+
+def test_add_a_sqlite_source_with_the_picker_then_bridge_check_passes_and_a_bridge_answers(tab, world):
+    _add(tab, "SQL databases", "ventas")
+    sqlite = tab.get_by_role("group", name="SQLite file")
+    sqlite.get_by_label("Database file").fill(str(world["project"] / "data" / "ventas.sqlite"))
+    tab.get_by_role("button", name="Find resources").click()
+    tab.get_by_role("radio", name="ventas ventas", exact=True).check()
+    shot(tab, "add-source-sqlite")
+    tab.get_by_role("button", name="Save").click()
+    tab.get_by_text("Saved source «ventas»").wait_for()
+    assert _card(tab, "ventas").get_by_test_id("verdict").inner_text().startswith("ok")
+    shot(tab, "sources")
+    entry = _entry(world, "ventas")
+    assert entry["credentials"] == {"type": "sqlite", "path": str(world["project"] / "data" / "ventas.sqlite")}
+    assert entry["default_resource_id"] == "ventas"
+    # The written file passes the bridge's own check, and a bridge started on it answers.
+    env = {**os.environ, **world["env"]}
+    sources = world["project"] / "sources.json"
+    check = subprocess.run([sys.executable, "-m", "analytics_acp_bridge", "--check", "--sources", str(sources),
+                            "--project", str(world["project"])], capture_output=True, text=True, env=env, timeout=120)
+    assert check.returncode == 0 and "ok     ventas (databases)" in check.stdout, check.stdout + check.stderr
+    answer = _bridge_call(world, "ventas__execute_sql", {"sql": "SELECT COUNT(*) AS n FROM ventas"}, env)
+    assert answer["rows"] == [{"n": 90}] or "90" in json.dumps(answer)
+
+
+def _bridge_call(world, tool: str, arguments: dict, env: dict) -> dict:
+    import anyio
+    from mcp.client.session import ClientSession
+    from mcp.client.stdio import StdioServerParameters, stdio_client
+
+    async def run() -> dict:
+        with anyio.fail_after(120):
+            return await call()
+
+    async def call() -> dict:
+        params = StdioServerParameters(command=sys.executable, args=[
+            "-m", "analytics_acp_bridge", "--project", str(world["project"])], env=env, cwd=str(world["project"]))
+        async with stdio_client(params, errlog=sys.stderr) as (read, write), ClientSession(read, write) as session:
+            await session.initialize()
+            result = await session.call_tool(tool, arguments)
+        body = result.model_dump(by_alias=True, mode="json", exclude_none=True)
+        assert not body.get("isError"), body
+        return json.loads(body["content"][0]["text"])
+
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(1) as pool:  # Playwright's sync API already runs an event loop in this thread
+        return pool.submit(anyio.run, run).result()
+
+
+def test_add_ga4_with_an_uploaded_key_file_and_a_property_from_the_picker(tab, world):
+    _add(tab, "Google Analytics 4", "analytics")
+    sa = tab.get_by_role("group", name="Service account")
+    sa.get_by_label("Upload instead").set_input_files(str(world["key"]))
+    tab.get_by_label("API endpoint (advanced)").fill(world["google"].url)
+    tab.get_by_role("button", name="Find resources").click()
+    # The picker lists what the credentials see (the fake's accountSummaries), free entry stays.
+    picker = tab.get_by_role("radiogroup", name="Suggested resources")
+    assert picker.get_by_role("radio").count() >= 3
+    assert "Kept for this form" in tab.get_by_role("group", name="Service account").inner_text()  # kept, not shown
+    picker.get_by_role("radio", name=re.compile("Store")).check()
+    shot(tab, "add-source-ga4-picker")
+    tab.get_by_role("button", name="Save").click()
+    tab.get_by_text("Saved source «analytics»").wait_for()
+    assert "not encrypted" in tab.locator(".messages").inner_text() or "keyring" in tab.locator(".messages").inner_text()
+    entry = _entry(world, "analytics")
+    assert entry["default_resource_id"] == "987654321"
+    reference = entry["credentials"]["service_account"]
+    assert entry["credentials"]["type"] == "service_account" and set(reference) <= {"file", "keyring"}
+    raw = (world["project"] / "sources.json").read_text()
+    assert "PRIVATE KEY" not in raw and "private_key" not in raw
+    if "file" in reference:  # the file fallback: 0600 in a 0700 folder of the config dir, outside the project
+        path = Path(reference["file"])
+        assert oct(path.stat().st_mode & 0o777) == "0o600" and oct(path.parent.stat().st_mode & 0o777) == "0o700"
+        assert world["project"] not in path.parents
+    assert _card(tab, "analytics").get_by_test_id("verdict").inner_text().startswith("ok")
+    # Edit: the key shows as saved, never its value; saving unchanged keeps the same reference.
+    tab.get_by_role("link", name="Edit analytics").click()
+    assert world["key"].read_text()[:40] not in tab.content()
+    tab.get_by_role("button", name="Save").click()
+    tab.get_by_text("Saved source «analytics»").wait_for()
+    assert _entry(world, "analytics")["credentials"]["service_account"] == reference
+
+
+def test_sign_in_with_google_on_the_fake_oauth_server_comes_back_to_the_form(tab, world):
+    oauth = world["oauth"]
+    _add(tab, "Google Analytics 4", "signedin")
+    tab.get_by_role("radio", name="OAuth").check()
+    group = tab.get_by_role("group", name="OAuth")
+    assert group.get_by_label("Refresh token").count() == 0  # 5.5.5: x-acp-filled fields are never inputs
+    group.get_by_label("Google OAuth client file (JSON)").set_input_files(str(world["client_file"]))
+    tab.get_by_label("API endpoint (advanced)").fill(world["google"].url)
+    group.get_by_role("button", name="Sign in with Google").click()
+    tab.get_by_role("button", name="Allow").click()  # the fake consent page
+    tab.get_by_text("Signed in as analyst@example.com").first.wait_for()
+    assert tab.url.startswith(world["page"].base + "/sources/new/ga4")
+    assert oauth.authorizations[-1]["scope"].split()[0] == "https://www.googleapis.com/auth/analytics.readonly"
+    assert oauth.authorizations[-1]["redirect_uri"] == world["page"].base + "/signin/google/callback"
+    shot(tab, "sign-in-google")
+    tab.get_by_label("Default resource").fill("123456789")
+    tab.get_by_role("button", name="Save").click()
+    tab.get_by_text("Saved source «signedin»").wait_for()
+    entry = _entry(world, "signedin")["credentials"]
+    assert entry["type"] == "oauth" and entry["email"] == "analyst@example.com"
+    assert all(set(entry[k]) <= {"file", "keyring"} for k in ("refresh_token", "access_token", "client_secret"))
+    text = (world["project"] / "sources.json").read_text()
+    from googlefakes.signin import assert_no_secret
+
+    assert_no_secret(text + tab.content(), oauth.secrets_seen())
+
+
+def test_test_shows_a_typed_problem_when_the_google_fake_is_down(tab, world):
+    with socket.socket() as s:  # a port nobody listens on: refused at once
+        s.bind(("127.0.0.1", 0))
+        down = f"http://127.0.0.1:{s.getsockname()[1]}"
+    data = _sources(world)
+    key_ref = {"file": str(world["key"])}
+    data["sources"].append({"id": "down", "acp": "ga4", "default_resource_id": "123456789",
+                            "credentials": {"type": "service_account", "service_account": key_ref},
+                            "config": {"api_endpoint": down}})
+    (world["project"] / "sources.json").write_text(json.dumps(data))
+    tab.reload()
+    _card(tab, "down").get_by_role("button", name="Test down").click()
+    message = tab.locator(".messages").inner_text()
+    assert "Test of «down»: ACP_UPSTREAM_ERROR" in message, message
+    assert _card(tab, "down").get_by_test_id("verdict").inner_text().startswith("error: ACP_UPSTREAM_ERROR")
+    shot(tab, "test-problem")
+    tab.once("dialog", lambda d: d.accept())
+    _card(tab, "down").get_by_role("button", name="Remove down").click()
+    tab.get_by_text("Removed source «down»").wait_for()
+    assert all(e["id"] != "down" for e in _sources(world)["sources"])
+    assert world["key"].exists()  # a file the person keeps elsewhere is not the page's to delete
+
+
+def test_a_folder_acp_dropped_into_acps_can_be_added_without_touching_the_page(tab, world):
+    target = world["project"] / "acps" / "fixture"
+    shutil.copytree(FIXTURE_ACP, target)
+    try:
+        _add(tab, "Bridge fixture", "fixt")
+        tab.get_by_role("button", name="Save").click()
+        tab.get_by_text("Saved source «fixt»").wait_for()
+        assert _entry(world, "fixt")["acp"] == "fixture"
+    finally:
+        data = _sources(world)
+        data["sources"] = [e for e in data["sources"] if e["id"] != "fixt"]
+        (world["project"] / "sources.json").write_text(json.dumps(data))
+        shutil.rmtree(target)
+
+
+def test_required_types_ranges_and_json_are_checked_and_nothing_is_written(tab, world):
+    before = (world["project"] / "sources.json").read_text() if (world["project"] / "sources.json").exists() else None
+    _add(tab, "SQL databases", "Bad Id")
+    tab.get_by_role("radio", name="Database server").check()
+    server = tab.get_by_role("group", name="Database server")
+    server.get_by_label("Port").fill("99999")
+    server.get_by_label("Password").fill(SECRET)
+    tab.get_by_label("Table rules").fill("[{not json")
+    tab.get_by_label("Rows the model sees").fill("6000")
+    tab.get_by_role("button", name="Save").click()
+    body = tab.locator("main").inner_text()
+    for expected in ("Source id» must be", "«Host» is required.", "«Port» must be at most 65535.",
+                     "«Table rules» is not valid JSON", "«Rows the model sees» must be at most 5000."):
+        assert expected in body, expected
+    assert SECRET not in tab.content()  # the typed password is kept for the form, never sent back
+    assert "Kept for this form" in server.inner_text()
+    after = (world["project"] / "sources.json").read_text() if (world["project"] / "sources.json").exists() else None
+    assert after == before
