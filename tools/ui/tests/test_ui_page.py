@@ -225,9 +225,14 @@ def test_a_folder_acp_dropped_into_acps_can_be_added_without_touching_the_page(t
     shutil.copytree(FIXTURE_ACP, target)
     try:
         _add(tab, "Bridge fixture", "fixt")
+        tab.get_by_label("account").fill("ana")  # no title in its schema: the key labels the field (5.5.1)
+        tab.get_by_label("token").fill(SECRET)
+        tab.get_by_label("Default resource").fill("none")
         tab.get_by_role("button", name="Save").click()
         tab.get_by_text("Saved source «fixt»").wait_for()
-        assert _entry(world, "fixt")["acp"] == "fixture"
+        entry = _entry(world, "fixt")
+        assert entry["acp"] == "fixture" and entry["credentials"]["account"] == "ana"
+        assert SECRET not in (world["project"] / "sources.json").read_text() and SECRET not in tab.content()
     finally:
         data = _sources(world)
         data["sources"] = [e for e in data["sources"] if e["id"] != "fixt"]
