@@ -50,7 +50,7 @@ def test_no_token_and_a_wrong_token_are_refused(page):
 
 
 def test_a_foreign_host_is_refused_even_with_the_token_or_cookie(page, client):
-    for host in ("evil.example:%d" % page.port, "127.0.0.1", "localhost:1", "127.0.0.1.nip.io:%d" % page.port):
+    for host in (f"evil.example:{page.port}", "127.0.0.1", "localhost:1", f"127.0.0.1.nip.io:{page.port}"):
         assert httpx.get(page.url, headers={"host": host}, timeout=30).status_code == 403
         assert client.get("/", headers={"host": host}).status_code == 403
     assert client.get("/", headers={"host": f"localhost:{page.port}"}).status_code == 200

@@ -56,7 +56,7 @@ def build_app(state: UiState) -> Starlette:
             finally:
                 from analytics_acp.host.stdio import stop_live_servers
 
-                stop_live_servers(bound_s=0.3)  # Ctrl-C ends the page within a second: servers get SIGTERM now
+                stop_live_servers(bound_s=0.2)  # Ctrl-C ends the page within a second: servers get SIGTERM now
                 await state.servers.aclose()
                 tg.cancel_scope.cancel()
                 state.cleanup()

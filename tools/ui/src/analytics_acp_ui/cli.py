@@ -9,10 +9,7 @@ import os
 import socket
 import sys
 
-from analytics_acp_bridge.cli import ENV_PROJECT, ENV_ROOT, resolve_paths
-from analytics_acp_bridge.redact import RedactingFilter
-
-GRACE_S = 0.3  # Ctrl-C: requests still running get this long, so the page ends within a second
+GRACE_S = 0.2  # Ctrl-C: requests still running get this long, so the page ends within a second
 
 
 def parser() -> argparse.ArgumentParser:
@@ -21,9 +18,10 @@ def parser() -> argparse.ArgumentParser:
         prog="analytics-acp ui",
         description="A local page to set up the ACP Bridge's sources, sign in, pick resources, connect an MCP client "
                     "and look at the datasets. Serves on 127.0.0.1 only and prints its URL (with a one-time token).")
-    p.add_argument("--project", help=f"Project folder whose acp-data/ the page shows (default: ${ENV_PROJECT} or the "
-                                     "current folder).")
-    p.add_argument("--root", help=f"Folder that holds acps/ (default: ${ENV_ROOT} or the project folder).")
+    # The bridge's defaults (analytics_acp_bridge.cli.resolve_paths), imported only once the port is ours.
+    p.add_argument("--project", help="Project folder whose acp-data/ the page shows (default: $ACP_BRIDGE_PROJECT or "
+                                     "the current folder).")
+    p.add_argument("--root", help="Folder that holds acps/ (default: $ACP_BRIDGE_ROOT or the project folder).")
     p.add_argument("--sources", help="sources.json to edit (default: <root>/sources.json; it need not exist yet).")
     p.add_argument("--port", type=int, default=0, help="Port on 127.0.0.1 (default: a free one).")
     p.add_argument("--no-browser", action="store_true", help="Print the URL without opening the browser.")
@@ -50,29 +48,36 @@ def bind(port: int) -> socket.socket:
 def main(argv: list[str]) -> int:
     """Serve the set-up page on 127.0.0.1 (`analytics-acp ui`): sources, sign-in, client configuration, datasets."""
     args = parser().parse_args(argv)
-    paths = resolve_paths(args)
     try:
         sock = bind(args.port)
     except OSError as exc:
         print(f"analytics-acp ui: {exc}", file=sys.stderr)
         return 2
+    from analytics_acp_bridge.cli import resolve_paths
+
+    from .security import Security
+
+    paths = resolve_paths(args)
+
+    security = Security(port=sock.getsockname()[1])
+    # The URL first: the socket already listens, so a browser that opens it now waits for the server, not in vain.
+    print(security.url(), flush=True)
     import uvicorn
+    from analytics_acp_bridge.redact import RedactingFilter
 
     from .app import build_app
-    from .security import Security
     from .state import UiState
 
-    state = UiState(paths=paths, security=Security(port=sock.getsockname()[1]))
+    state = UiState(paths=paths, security=security)
     logging.basicConfig(level=os.environ.get("ANALYTICS_ACP_UI_LOG", "WARNING"), stream=sys.stderr,
                         format="analytics-acp ui: %(message)s")
     for handler in logging.getLogger().handlers:  # no secret the page handled reaches its log
         handler.addFilter(RedactingFilter(state.redactor))
     app = build_app(state)
-    print(state.security.url(), flush=True)
     if not args.no_browser:
         import webbrowser
 
-        webbrowser.open(state.security.url(), new=2)
+        webbrowser.open(security.url(), new=2)
     config = uvicorn.Config(app, log_config=None, access_log=False, lifespan="on", timeout_graceful_shutdown=GRACE_S,
                             timeout_keep_alive=2)
     server = uvicorn.Server(config)
@@ -82,4 +87,4 @@ def main(argv: list[str]) -> int:
         return 130
     finally:
         state.cleanup()
-    return 130 if server.should_exit and getattr(server, "_captured_signals", None) else 0
+    return 0
