@@ -88,7 +88,7 @@ def _keyring() -> Any | None:
     except Exception:  # a broken backend configuration: use the file fallback rather than fail
         return None
     name = f"{type(backend).__module__}.{type(backend).__name__}"
-    if name in _UNUSABLE_BACKENDS or (name == "keyring.backends.chainer.ChainerBackend" and not backend.backends):
+    if name in _UNUSABLE_BACKENDS or (name == "keyring.backends.chainer.ChainerBackend" and not getattr(backend, "backends", None)):
         return None
     try:
         backend.get_password(KEYRING_SERVICE, "__analytics_acp_probe__")

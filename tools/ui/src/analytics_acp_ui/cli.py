@@ -78,8 +78,9 @@ def main(argv: list[str]) -> int:
         import webbrowser
 
         webbrowser.open(security.url(), new=2)
-    config = uvicorn.Config(app, log_config=None, access_log=False, lifespan="on", timeout_graceful_shutdown=GRACE_S,
-                            timeout_keep_alive=2)
+    # uvicorn types the grace as int; it waits with asyncio.wait_for, which takes a float.
+    config = uvicorn.Config(app, log_config=None, access_log=False, lifespan="on",
+                            timeout_graceful_shutdown=GRACE_S, timeout_keep_alive=2)  # type: ignore[arg-type]
     server = uvicorn.Server(config)
     try:
         server.run(sockets=[sock])

@@ -128,7 +128,7 @@ def make_field(key: str, prop: dict[str, Any], name: str, required: bool, *, lis
     kind = "text"
     ptype = prop.get("type")
     media = prop.get("contentMediaType")
-    items = prop.get("items") if isinstance(prop.get("items"), dict) else {}
+    items: dict[str, Any] = _obj(prop.get("items"))
     fmt = prop.get("format")
     if ptype == "boolean":
         kind = "checkbox"
@@ -157,9 +157,11 @@ def make_field(key: str, prop: dict[str, Any], name: str, required: bool, *, lis
         placeholder = ", ".join(str(v) for v in items["enum"][:4])
     choices: list[tuple[str, str]] = []
     if kind == "select":
-        labels = prop.get("enumNames") if isinstance(prop.get("enumNames"), list) else []
+        raw_labels = prop.get("enumNames")
+        labels: list[Any] = raw_labels if isinstance(raw_labels, list) else []
         choices = [(str(v), str(labels[i]) if i < len(labels) else str(v)) for i, v in enumerate(prop["enum"])]
-    title = prop.get("title") if isinstance(prop.get("title"), str) and prop["title"].strip() else key
+    raw_title = prop.get("title")
+    title = raw_title if isinstance(raw_title, str) and raw_title.strip() else key
     f = Field(
         key=key, name=name, id=html_id(name), title=title, kind=kind,
         description=prop.get("description") if isinstance(prop.get("description"), str) else None,
@@ -171,6 +173,10 @@ def make_field(key: str, prop: dict[str, Any], name: str, required: bool, *, lis
         structured=kind == "json" and not media, item_type=str(items.get("type")) if kind == "list" else None,
     )
     return f
+
+
+def _obj(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
 
 
 def _num(value: Any) -> float | None:
@@ -185,7 +191,7 @@ def build_variants(schema: dict[str, Any] | None, prefix: str, *, lists: bool = 
     """Every variant of ``schema`` with its fields in the schema's order (5.5.1: the host does not reorder)."""
     out: list[Variant] = []
     for index, variant in enumerate(variants_of(schema)):
-        props = variant.get("properties") if isinstance(variant.get("properties"), dict) else {}
+        props = _obj(variant.get("properties"))
         required = set(variant.get("required") or [])
         login = login_of(variant)
         consts = consts_of(variant)

@@ -71,7 +71,7 @@ class SourceForm:
     def stored_whole_reference(self) -> str | None:
         """The stored credentials when they are one reference (a file, a variable), in words."""
         stored = self.stored.get("credentials")
-        if is_reference(stored):
+        if isinstance(stored, dict) and is_reference(stored):
             return reference_note(stored).split(";")[0].lower()
         return None
 
@@ -105,7 +105,8 @@ def _variants(form: SourceForm, key: str) -> list[Variant]:
 
 
 def _limits(form: SourceForm) -> list[Field]:
-    defaults = form.cap.get("defaults") if isinstance(form.cap.get("defaults"), dict) else {}
+    raw = form.cap.get("defaults")
+    defaults: dict[str, Any] = raw if isinstance(raw, dict) else {}
     out = []
     for key, prop in LIMITS.items():
         f = make_field(key, prop, f"limits.{key}", False)

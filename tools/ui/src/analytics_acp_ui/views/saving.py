@@ -110,9 +110,8 @@ def _limits(draft: Draft, errors: dict[str, str]) -> dict[str, Any]:
 
 
 def _cost_before(data: dict[str, Any], stored: dict[str, Any] | None, capability: Capability) -> float:
-    for where in (stored or {}, data.get("defaults") if isinstance(data.get("defaults"), dict) else {},
-                  capability.acp.get("defaults") or {}):
-        value = where.get("cost_limit_usd")
+    for where in (stored, data.get("defaults"), capability.acp.get("defaults")):
+        value = where.get("cost_limit_usd") if isinstance(where, dict) else None
         if isinstance(value, int | float) and not isinstance(value, bool):
             return float(value)
     return 0.0
@@ -171,8 +170,8 @@ async def save(state: UiState, entry: AcpEntry, capability: Capability, draft: D
     errors.update(config.errors)
     limits = _limits(draft, errors)
     resource = (draft.values.get("source.resource_choice") or draft.values.get("source.default_resource_id") or "").strip()
-    rid = capability.acp.get("resource_id") if isinstance(capability.acp.get("resource_id"), dict) else {}
-    if not resource and capability.needs_resource and rid.get("format") != "none":
+    rid = capability.acp.get("resource_id")
+    if not resource and capability.needs_resource and not (isinstance(rid, dict) and rid.get("format") == "none"):
         errors["source.default_resource_id"] = "«Default resource» is required: its tools use one (14.3). Find resources or type one."
     before, after = _cost_before(data, stored, capability), limits.get("cost_limit_usd")
     if after is not None and after > before and draft.values.get("confirm_cost") != f"{after:g}":

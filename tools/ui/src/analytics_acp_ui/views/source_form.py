@@ -95,7 +95,7 @@ async def edit_form(request: Request) -> Response:
 
 def secret_inputs(capability: Capability) -> set[str]:
     """Input names of every writeOnly field of the credentials and config forms (all variants)."""
-    names = set()
+    names: set[str] = set()
     for key in ("credentials", "config"):
         schema = capability.acp.get(f"{key}_schema")
         for variant in build_variants(schema if isinstance(schema, dict) else None, key):
