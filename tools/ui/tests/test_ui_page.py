@@ -93,6 +93,7 @@ def test_add_a_sqlite_source_with_the_picker_then_bridge_check_passes_and_a_brid
     sqlite.get_by_label("Database file").fill(str(world["project"] / "data" / "ventas.sqlite"))
     tab.get_by_role("button", name="Find resources").click()
     tab.get_by_role("radio", name="ventas ventas", exact=True).check()
+    tab.get_by_role("group", name="Autocontext").get_by_label("frequent_values").uncheck()  # 5.2 autocontext_blocks
     shot(tab, "add-source-sqlite")
     tab.get_by_role("button", name="Save").click()
     tab.get_by_text("Saved source «ventas»").wait_for()
@@ -101,6 +102,7 @@ def test_add_a_sqlite_source_with_the_picker_then_bridge_check_passes_and_a_brid
     entry = _entry(world, "ventas")
     assert entry["credentials"] == {"type": "sqlite", "path": str(world["project"] / "data" / "ventas.sqlite")}
     assert entry["default_resource_id"] == "ventas"
+    assert "frequent_values" not in entry["autocontext_blocks"] and "database_info" in entry["autocontext_blocks"]
     # The written file passes the bridge's own check, and a bridge started on it answers.
     env = {**os.environ, **world["env"]}
     sources = world["project"] / "sources.json"
@@ -258,3 +260,26 @@ def test_required_types_ranges_and_json_are_checked_and_nothing_is_written(tab, 
     assert "Kept for this form" in server.inner_text()
     after = (world["project"] / "sources.json").read_text() if (world["project"] / "sources.json").exists() else None
     assert after == before
+
+
+def test_default_datasets_and_a_raised_cost_limit_that_needs_confirmation(tab, world):
+    _add(tab, "Browser (tagging audit)", "audit")
+    tab.get_by_label("Default resource").fill("https://shop.example.com")
+    tables = tab.get_by_role("group", name="Default datasets")
+    # 8.7: grouped by group, starting from defaults.tables
+    assert tables.get_by_role("group", name="GA4").get_by_label("GA4 hits").is_checked()
+    assert not tables.get_by_label("Cookies").is_checked()
+    tables.get_by_label("Cookies").check()
+    tables.get_by_label("GA4 hits").uncheck()
+    tab.get_by_label("Cost limit (USD)").fill("5")
+    tab.get_by_role("button", name="Save").click()
+    confirm = tab.get_by_label("I confirm raising the cost limit to $5")
+    assert "Raising the cost limit from $0 to $5" in tab.locator("main").inner_text()
+    assert not (world["project"] / "sources.json").exists() or all(
+        e["id"] != "audit" for e in _sources(world)["sources"])
+    assert tab.get_by_role("group", name="Default datasets").get_by_label("Cookies").is_checked()  # the draft kept it
+    confirm.check()
+    tab.get_by_role("button", name="Save").click()
+    tab.get_by_text("Saved source «audit»").wait_for()
+    entry = _entry(world, "audit")
+    assert entry["cost_limit_usd"] == 5 and entry["tables"] == ["datalayer", "cookies"]
