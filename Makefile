@@ -14,7 +14,7 @@ SRC_DIRS := core/src build/src $(sort $(wildcard connectors/*/src tools/*/src)) 
 empty :=
 space := $(empty) $(empty)
 
-.PHONY: help setup venv system-deps npm-deps test test-fast lint demo build build-all bench mutation clean
+.PHONY: help setup venv system-deps npm-deps test test-fast lint demo build build-all bench mutation screenshots clean
 
 help:
 	@echo "make demo    - set up and run the ACP Bridge demo (SQLite + prediction)"
@@ -24,6 +24,7 @@ help:
 	@echo "make bench   - run the benchmarks (tools/bench/results/latest.json)"
 	@echo "make lint    - ruff and mypy (strict on core/)"
 	@echo "make mutation - mutmut over the read-only fence, inference and URL keys (not part of make test)"
+	@echo "make screenshots - the set-up page's README screenshots, taken by its Chromium tests (tools/ui/docs/screenshots)"
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -79,6 +80,11 @@ bench: venv
 
 mutation: venv .venv-mutation/.installed
 	bash tests/mutation/run.sh
+
+# The README pictures of `analytics-acp ui` come from its own Chromium tests (shot() in tools/ui/tests/uiharness.py).
+screenshots: venv
+	ANALYTICS_ACP_SCREENSHOT_DIR=$(CURDIR)/tools/ui/docs/screenshots $(BIN)/pytest -q -p no:cacheprovider \
+		tools/ui/tests/test_ui_page.py tools/ui/tests/test_ui_clients_datasets.py
 
 clean:
 	rm -rf $(VENV) .venv-mutation dist .demo

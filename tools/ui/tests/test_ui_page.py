@@ -79,6 +79,8 @@ def _entry(world, source_id: str) -> dict:
 
 def _add(tab, acp_name: str, source_id: str) -> None:
     tab.get_by_role("link", name="Add a source").first.click()
+    if acp_name == "SQL databases":
+        shot(tab, "choose-acp")
     tab.get_by_role("link", name=acp_name).click()
     tab.get_by_label("Source id").fill(source_id)
 

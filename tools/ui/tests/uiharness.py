@@ -102,6 +102,7 @@ def shot(page: Any, name: str) -> None:
     folder = os.environ.get("ANALYTICS_ACP_SCREENSHOT_DIR")
     if folder:
         Path(folder).mkdir(parents=True, exist_ok=True)
+        page.wait_for_function("Array.from(document.images).every(i => i.complete)")
         page.screenshot(path=str(Path(folder) / f"{name}.png"), full_page=True)
 
 

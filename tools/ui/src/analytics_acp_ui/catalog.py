@@ -83,9 +83,21 @@ def _identity(launch: AcpLaunch) -> AcpEntry:
     return entry
 
 
-def installed(root: Path | None) -> dict[str, AcpEntry]:
-    """Every ACP the bridge can launch, re-read on each call (13.1: no registry, copying a folder is enough)."""
-    return {acp_id: _identity(launch) for acp_id, launch in discover(root).items()}
+def installed(root: Path | None, known: dict[str, AcpEntry] | None = None) -> dict[str, AcpEntry]:
+    """Every ACP the bridge can launch, re-read on each call (13.1: no registry, copying a folder is enough).
+
+    ``known`` keeps the identities of installed connectors between calls (they change only with the
+    environment, and reading one imports its plugin); folders are read again every time.
+    """
+    out: dict[str, AcpEntry] = {}
+    for acp_id, launch in discover(root).items():
+        if launch.origin == "installed" and known is not None:
+            if acp_id not in known:
+                known[acp_id] = _identity(launch)
+            out[acp_id] = known[acp_id]
+        else:
+            out[acp_id] = _identity(launch)
+    return out
 
 
 @dataclass

@@ -30,6 +30,7 @@ class UiState:
     redactor: Redactor = field(default_factory=Redactor)
     flash: list[str] = field(default_factory=list)
     reports: dict[str, tuple[Any, Report]] = field(default_factory=dict)  # "offline"/"online" -> (file stamp, report)
+    identities: dict[str, AcpEntry] = field(default_factory=dict)  # installed connectors, read once
     servers: Servers = field(init=False)
 
     def __post_init__(self) -> None:
@@ -37,7 +38,7 @@ class UiState:
 
     def acps(self) -> dict[str, AcpEntry]:
         """The installed ACPs, read again (a folder copied into acps/ appears without a restart, 13.1)."""
-        return installed(self.paths.root)
+        return installed(self.paths.root, self.identities)
 
     async def capability(self, entry: AcpEntry) -> Capability:
         """The capability of an installed ACP (its server started once and kept while the page runs)."""

@@ -199,8 +199,15 @@ async def find_resources(state: UiState, entry: AcpEntry, capability: Capability
     answer = result.model_response if isinstance(result.model_response, dict) else {}
     resources = [r for r in answer.get("resources") or [] if isinstance(r, dict) and r.get("resource_id")]
     draft.suggestions = state.redactor.value(resources[:25])
-    draft.suggestions_note = state.redactor.text(str(answer.get("notice") or "")) or (
-        None if resources else "The credentials see no resource: type one.")
+    total = answer.get("total_available")
+    total = total if isinstance(total, int) and total >= len(draft.suggestions) else len(draft.suggestions)
+    if not draft.suggestions:
+        draft.suggestions_note = "The credentials see no resource: type one."
+    elif total > len(draft.suggestions):  # 6.3: the page of suggestions is not the whole account
+        draft.suggestions_note = (f"{len(draft.suggestions)} of the {total} resources these credentials see; "
+                                  "one that is not listed can still be typed.")
+    else:
+        draft.suggestions_note = f"The {total} resource{'s' if total != 1 else ''} these credentials see."
 
 
 async def start_signin(request: Request, state: UiState, capability: Capability, draft: Draft,
