@@ -115,3 +115,11 @@ def test_an_input_schema_for_the_saved_query_editor():
                                          "args.0.days": "1,2", "args.0.filter": '{"a": [1]}'}), lists=True)
     assert parsed.value == {"sql": "SELECT 1", "metrics": ["sessions", "users"], "days": [1, 2], "filter": {"a": [1]}}
     assert json.dumps(parsed.value)
+
+
+def test_credentials_given_as_one_reference_are_kept_until_a_type_is_filled():
+    stored = {"file": "/home/ana/.config/analytics-acp/google/ana@example.com.json"}  # what `login google` writes
+    kept = parse(SCHEMA, "credentials", _get({"credentials.variant": "0"}), previous=stored)
+    assert kept.kept and kept.value == stored and kept.errors == {}
+    replaced = parse(SCHEMA, "credentials", _get({"credentials.0.key": "k"}), previous=stored)
+    assert replaced.value == {"type": "key", "key": "k", "debug": False}

@@ -224,7 +224,7 @@ def test_test_shows_a_typed_problem_when_the_google_fake_is_down(tab, world):
     assert world["key"].exists()  # a file the person keeps elsewhere is not the page's to delete
 
 
-def test_a_folder_acp_dropped_into_acps_can_be_added_without_touching_the_page(tab, world):
+def test_a_folder_acp_dropped_into_acps_can_be_added_without_touching_the_page(tab, world, caplog):
     target = world["project"] / "acps" / "fixture"
     shutil.copytree(FIXTURE_ACP, target)
     try:
@@ -237,6 +237,7 @@ def test_a_folder_acp_dropped_into_acps_can_be_added_without_touching_the_page(t
         entry = _entry(world, "fixt")
         assert entry["acp"] == "fixture" and entry["credentials"]["account"] == "ana"
         assert SECRET not in (world["project"] / "sources.json").read_text() and SECRET not in tab.content()
+        assert SECRET not in caplog.text
     finally:
         data = _sources(world)
         data["sources"] = [e for e in data["sources"] if e["id"] != "fixt"]
