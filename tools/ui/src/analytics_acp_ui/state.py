@@ -32,6 +32,7 @@ class UiState:
     reports: dict[str, tuple[Any, Report]] = field(default_factory=dict)  # "offline"/"online" -> (file stamp, report)
     identities: dict[str, AcpEntry] = field(default_factory=dict)  # installed connectors, read once
     servers: Servers = field(init=False)
+    _secret_home: str | None = field(default=None, init=False)
 
     def __post_init__(self) -> None:
         self.servers = Servers(self.tmp, self.redactor)
@@ -43,6 +44,14 @@ class UiState:
     async def capability(self, entry: AcpEntry) -> Capability:
         """The capability of an installed ACP (its server started once and kept while the page runs)."""
         return await self.servers.capability(entry.launch)
+
+    def secret_home(self) -> str:
+        """Where secrets typed on the page go, in words (asked once: probing a Secret Service is slow)."""
+        if self._secret_home is None:
+            from analytics_acp.secret_store import backend_description
+
+            self._secret_home = backend_description()
+        return self._secret_home
 
     def say(self, message: str) -> None:
         """A message for the next page the person sees."""

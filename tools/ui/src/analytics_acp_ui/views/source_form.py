@@ -62,7 +62,7 @@ async def _show(request: Request, state: UiState, draft: Draft, stored: dict[str
     form = form_model.build(entry, capability, draft, stored, blocks, errors)
     form.problem, form.confirm_cost = problem_text, confirm
     return render(request, "source_form.html", {
-        "form": form, "has_client": client_secrets() is not None, "guide": GUIDE,
+        "form": form, "has_client": client_secrets() is not None, "guide": GUIDE, "secret_home": state.secret_home(),
         "title": f"Edit «{draft.editing}»" if draft.editing else f"Add a {entry.name} source",
     }, status=status)
 
