@@ -85,6 +85,14 @@ def _add(tab, acp_name: str, source_id: str) -> None:
     tab.get_by_label("Source id").fill(source_id)
 
 
+def _save(tab, source_id: str) -> None:
+    """Click Save and wait for the page that follows: saved, or the form with why not (in the failure message)."""
+    tab.get_by_role("button", name="Save").click()
+    tab.wait_for_load_state()
+    text = tab.locator("main").inner_text()
+    assert f"Saved source «{source_id}»" in text, text
+
+
 def _card(tab, source_id: str):
     return tab.locator(f"#source-{source_id}")
 
@@ -97,8 +105,7 @@ def test_add_a_sqlite_source_with_the_picker_then_bridge_check_passes_and_a_brid
     tab.get_by_role("radio", name="ventas ventas", exact=True).check()
     tab.get_by_role("group", name="Autocontext").get_by_label("frequent_values").uncheck()  # 5.2 autocontext_blocks
     shot(tab, "add-source-sqlite")
-    tab.get_by_role("button", name="Save").click()
-    tab.get_by_text("Saved source «ventas»").wait_for()
+    _save(tab, "ventas")
     assert _card(tab, "ventas").get_by_test_id("verdict").inner_text().startswith("ok")
     shot(tab, "sources")
     entry = _entry(world, "ventas")
@@ -152,8 +159,7 @@ def test_add_ga4_with_an_uploaded_key_file_and_a_property_from_the_picker(tab, w
     assert "Kept for this form" in tab.get_by_role("group", name="Service account").inner_text()  # kept, not shown
     picker.get_by_role("radio", name=re.compile("Store")).check()
     shot(tab, "add-source-ga4-picker")
-    tab.get_by_role("button", name="Save").click()
-    tab.get_by_text("Saved source «analytics»").wait_for()
+    _save(tab, "analytics")
     assert "not encrypted" in tab.locator(".messages").inner_text() or "keyring" in tab.locator(".messages").inner_text()
     entry = _entry(world, "analytics")
     assert entry["default_resource_id"] == "987654321"
@@ -169,8 +175,7 @@ def test_add_ga4_with_an_uploaded_key_file_and_a_property_from_the_picker(tab, w
     # Edit: the key shows as saved, never its value; saving unchanged keeps the same reference.
     tab.get_by_role("link", name="Edit analytics").click()
     assert world["key"].read_text()[:40] not in tab.content()
-    tab.get_by_role("button", name="Save").click()
-    tab.get_by_text("Saved source «analytics»").wait_for()
+    _save(tab, "analytics")
     assert _entry(world, "analytics")["credentials"]["service_account"] == reference
 
 
@@ -190,8 +195,7 @@ def test_sign_in_with_google_on_the_fake_oauth_server_comes_back_to_the_form(tab
     assert oauth.authorizations[-1]["redirect_uri"] == world["page"].base + "/signin/google/callback"
     shot(tab, "sign-in-google")
     tab.get_by_label("Default resource").fill("123456789")
-    tab.get_by_role("button", name="Save").click()
-    tab.get_by_text("Saved source «signedin»").wait_for()
+    _save(tab, "signedin")
     entry = _entry(world, "signedin")["credentials"]
     assert entry["type"] == "oauth" and entry["email"] == "analyst@example.com"
     assert all(set(entry[k]) <= {"file", "keyring"} for k in ("refresh_token", "access_token", "client_secret"))
@@ -232,8 +236,7 @@ def test_a_folder_acp_dropped_into_acps_can_be_added_without_touching_the_page(t
         tab.get_by_label("account").fill("ana")  # no title in its schema: the key labels the field (5.5.1)
         tab.get_by_label("token").fill(SECRET)
         tab.get_by_label("Default resource").fill("none")
-        tab.get_by_role("button", name="Save").click()
-        tab.get_by_text("Saved source «fixt»").wait_for()
+        _save(tab, "fixt")
         entry = _entry(world, "fixt")
         assert entry["acp"] == "fixture" and entry["credentials"]["account"] == "ana"
         assert SECRET not in (world["project"] / "sources.json").read_text() and SECRET not in tab.content()
@@ -282,7 +285,6 @@ def test_default_datasets_and_a_raised_cost_limit_that_needs_confirmation(tab, w
         e["id"] != "audit" for e in _sources(world)["sources"])
     assert tab.get_by_role("group", name="Default datasets").get_by_label("Cookies").is_checked()  # the draft kept it
     confirm.check()
-    tab.get_by_role("button", name="Save").click()
-    tab.get_by_text("Saved source «audit»").wait_for()
+    _save(tab, "audit")
     entry = _entry(world, "audit")
     assert entry["cost_limit_usd"] == 5 and entry["tables"] == ["datalayer", "cookies"]
