@@ -7,6 +7,7 @@ their schema titles (``get_by_label``), as assistive technology finds them.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -45,10 +46,29 @@ def world(tmp_path_factory):
         client_id, client_secret = oauth.add_client()
         client_file = base / "keys" / "client_secret.json"
         client_file.write_text(json.dumps(oauth.client_secrets(client_id, client_secret)))
-        env = {**module_env(base / "config"), "ACP_CACHE_DIR": str(base / "cache")}
-        with environ(env), serve_page(project) as page:
+        # Secrets go to a test keyring (a file-backed backend, also readable by a bridge started as a process).
+        env = {**module_env(base / "config"), "ACP_CACHE_DIR": str(base / "cache"),
+               "PYTHON_KEYRING_BACKEND": "uikeyring.FileKeyring", "ANALYTICS_ACP_TEST_KEYRING": str(base / "keyring.json"),
+               "PYTHONPATH": os.pathsep.join([str(Path(__file__).resolve().parent), os.environ.get("PYTHONPATH", "")])}
+        with environ(env), file_keyring(), serve_page(project) as page:
             yield {"page": page, "project": project, "google": google, "oauth": oauth, "key": key,
                    "client_file": client_file, "env": env, "base": base}
+
+
+@contextlib.contextmanager
+def file_keyring():
+    import keyring
+    from analytics_acp import secret_store
+    from uikeyring import FileKeyring
+
+    previous = keyring.get_keyring()
+    keyring.set_keyring(FileKeyring())
+    secret_store._cache.clear()
+    try:
+        yield
+    finally:
+        keyring.set_keyring(previous)
+        secret_store._cache.clear()
 
 
 @pytest.fixture(scope="module")
@@ -160,17 +180,13 @@ def test_add_ga4_with_an_uploaded_key_file_and_a_property_from_the_picker(tab, w
     picker.get_by_role("radio", name=re.compile("Store")).check()
     shot(tab, "add-source-ga4-picker")
     _save(tab, "analytics")
-    assert "not encrypted" in tab.locator(".messages").inner_text() or "keyring" in tab.locator(".messages").inner_text()
+    assert "Its secrets are kept in the system keyring (FileKeyring)" in tab.locator(".messages").inner_text()
     entry = _entry(world, "analytics")
     assert entry["default_resource_id"] == "987654321"
     reference = entry["credentials"]["service_account"]
-    assert entry["credentials"]["type"] == "service_account" and set(reference) <= {"file", "keyring"}
+    assert entry["credentials"]["type"] == "service_account" and list(reference) == ["keyring"]
     raw = (world["project"] / "sources.json").read_text()
     assert "PRIVATE KEY" not in raw and "private_key" not in raw
-    if "file" in reference:  # the file fallback: 0600 in a 0700 folder of the config dir, outside the project
-        path = Path(reference["file"])
-        assert oct(path.stat().st_mode & 0o777) == "0o600" and oct(path.parent.stat().st_mode & 0o777) == "0o700"
-        assert world["project"] not in path.parents
     assert _card(tab, "analytics").get_by_test_id("verdict").inner_text().startswith("ok")
     # Edit: the key shows as saved, never its value; saving unchanged keeps the same reference.
     tab.get_by_role("link", name="Edit analytics").click()
@@ -198,7 +214,7 @@ def test_sign_in_with_google_on_the_fake_oauth_server_comes_back_to_the_form(tab
     _save(tab, "signedin")
     entry = _entry(world, "signedin")["credentials"]
     assert entry["type"] == "oauth" and entry["email"] == "analyst@example.com"
-    assert all(set(entry[k]) <= {"file", "keyring"} for k in ("refresh_token", "access_token", "client_secret"))
+    assert all(list(entry[k]) == ["keyring"] for k in ("refresh_token", "access_token", "client_secret"))
     text = (world["project"] / "sources.json").read_text()
     from googlefakes.signin import assert_no_secret
 

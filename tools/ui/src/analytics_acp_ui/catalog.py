@@ -20,9 +20,9 @@ import anyio
 import anyio.abc
 from analytics_acp.manifest import ManifestError, icon_problem, load_manifest
 from analytics_acp.skills import Skill, read_skills
-from analytics_acp_bridge.discovery import AcpLaunch, discover
-from analytics_acp_bridge.redact import Redactor, ScrubbedStderr
-from analytics_acp_bridge.servers import AcpProcess, ServerUnavailable
+from analytics_acp_bridge.fleet.discovery import AcpLaunch, discover
+from analytics_acp_bridge.fleet.process import AcpProcess, ServerUnavailable
+from analytics_acp_bridge.sources.redact import Redactor, ScrubbedStderr
 
 log = logging.getLogger("analytics_acp_ui")
 START_BOUND_S = 30.0  # an ACP that has not answered initialize by then is reported, not waited on

@@ -63,7 +63,7 @@ def main(argv: list[str]) -> int:
     # The URL first: the socket already listens, so a browser that opens it now waits for the server, not in vain.
     print(security.url(), flush=True)
     import uvicorn
-    from analytics_acp_bridge.redact import RedactingFilter
+    from analytics_acp_bridge.sources.redact import RedactingFilter
 
     from .app import build_app
     from .state import UiState

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from analytics_acp_bridge.bridge import Paths
-from analytics_acp_bridge.redact import Redactor
+from analytics_acp_bridge.sources.redact import Redactor
 
 from .catalog import AcpEntry, Capability, Servers, installed
 from .drafts import Drafts

@@ -71,7 +71,7 @@ def _parse(lines: list[str], shown: Path, real: Path) -> Report:
 
 async def check(paths: Paths, *, online: bool = False, data: dict[str, Any] | None = None) -> Report:
     """The bridge's check of ``paths.sources`` (or of ``data`` as if it were that file), offline or online."""
-    from analytics_acp_bridge.setupcheck import check as bridge_check
+    from analytics_acp_bridge.sources.check import check as bridge_check
 
     if data is None:
         lines, _ = await bridge_check(paths, online=online)

@@ -27,10 +27,12 @@ from analytics_acp.schemas import nested_secret_leaves
 SOURCE_ID = re.compile(r"^[a-z0-9_-]{1,40}$")
 KNOWN_FIELDS = {
     "id", "acp", "label", "credentials", "config", "default_resource_id",
-    "row_limit", "field_limit", "cost_limit_usd",
+    "row_limit", "field_limit", "cost_limit_usd", "tables", "autocontext_blocks",
 }
+# Lists of names sent as they are in _meta.acp (5.2): default datasets (8.7) and on_first_call blocks (7.5).
+NAME_LISTS = ("tables", "autocontext_blocks")
 LIMIT_FIELDS = ("row_limit", "field_limit", "cost_limit_usd")
-REFERENCE_KEYS = ("env", "file", "projectPath")
+REFERENCE_KEYS = ("env", "file", "projectPath", "keyring")  # keyring: the secret store's (analytics_acp.secret_store)
 # Secrets shorter than this are not scrubbed from text (a 2-letter value would mangle every word).
 MIN_SECRET_CHARS = 4
 # Key names treated as secret even if a server forgot writeOnly in its credentials_schema.
@@ -80,6 +82,7 @@ class Source:
     limits: dict[str, Any] = field(default_factory=dict)
     # What is wrong with the entry as written, typed (12.1), in the order found: the first one types the verdict.
     problems: list[AcpError] = field(default_factory=list)
+    lists: dict[str, list[str]] = field(default_factory=dict)  # tables, autocontext_blocks (NAME_LISTS)
     warnings: list[str] = field(default_factory=list)
     # Literal credential values by key name: which are secret is decided with the ACP's schema.
     literal_credentials: list[tuple[str, str]] = field(default_factory=list)
@@ -129,6 +132,7 @@ class Source:
         if self.default_resource_id is not None:
             out["default_resource_id"] = self.default_resource_id
         out.update(self.limits)
+        out.update(self.lists)
         return out
 
 
@@ -214,6 +218,15 @@ class _Resolver:
                                       missing=True) from None
             except UnicodeDecodeError:
                 raise ReferenceError_(f"{where}: file {path} is not UTF-8 text.") from None
+            self._remember(value)
+            return value
+        if kind == "keyring":  # a secret the set-up page stored (issue 35.4): the OS keyring, read once per process
+            from analytics_acp.secret_store import SecretStoreError, read_keyring
+
+            try:
+                value = read_keyring(arg)
+            except SecretStoreError as exc:
+                raise ReferenceError_(f"{where}: {exc}", missing=True) from None
             self._remember(value)
             return value
         value = str((self.project / arg).resolve())
@@ -320,6 +333,14 @@ def _parse_source(raw: Any, index: int, defaults: dict[str, Any], resolver: _Res
     limits, errs = _check_limits(raw, where)
     errors.extend(errs)
     source.limits = {**defaults, **limits}
+    for key in NAME_LISTS:
+        value = raw.get(key)
+        if value is None:
+            continue
+        if isinstance(value, list) and all(isinstance(v, str) for v in value):
+            source.lists[key] = list(value)
+        else:
+            errors.append(InvalidArguments(f"{where}.{key} must be a list of names."))
     rid = raw.get("default_resource_id")
     if rid is not None and not isinstance(rid, str):
         errors.append(InvalidArguments(f"{where}.default_resource_id must be a string."))

@@ -10,7 +10,7 @@ import itertools
 from pathlib import Path
 from typing import Any
 
-from analytics_acp_bridge.store import META_SUFFIX, Dataset, DatasetStore
+from analytics_acp_bridge.store.datasets import META_SUFFIX, Dataset, DatasetStore
 from starlette.datastructures import FormData
 from starlette.requests import Request
 from starlette.responses import FileResponse, PlainTextResponse, RedirectResponse, Response

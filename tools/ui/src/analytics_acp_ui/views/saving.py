@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from analytics_acp import secret_store
-from analytics_acp_bridge.sources import SOURCE_ID
+from analytics_acp_bridge.sources.entries import SOURCE_ID
 
 from .. import sourcesfile
 from ..catalog import AcpEntry, Capability
@@ -61,7 +61,7 @@ def parse_setup(state: UiState, capability: Capability, draft: Draft,
 def live_meta(state: UiState, capability: Capability, draft: Draft,
               stored: dict[str, Any] | None) -> tuple[dict[str, Any], dict[str, str]]:
     """The ``_meta.acp`` the resource picker sends: the form's credentials and config, references resolved in memory."""
-    from analytics_acp_bridge.sources import ReferenceError_, _Resolver
+    from analytics_acp_bridge.sources.entries import ReferenceError_, _Resolver
 
     creds, config = parse_setup(state, capability, draft, stored)
     errors = {**creds.errors, **config.errors}
@@ -196,10 +196,15 @@ async def save(state: UiState, entry: AcpEntry, capability: Capability, draft: D
     blocks = draft.lists.get("blocks", [])
     if blocks and len(blocks) < int(draft.values.get("blocks.count") or 0):
         new_entry["autocontext_blocks"] = blocks
-    candidate = {"sources": [sourcesfile.merged_entry(stored, new_entry)]}
-    if isinstance(data.get("defaults"), dict):
-        candidate["defaults"] = data["defaults"]
-    report = await check(state.paths, data=candidate)
+    merged = sourcesfile.merged_entry(stored, new_entry)
+    cached = state.reports.get("offline")
+    if merged == stored and cached is not None and cached[0] == stamp_before and source_id in cached[1].sources:
+        report = cached[1]  # saved unchanged: the file's verdict stands, no second check
+    else:
+        candidate = {"sources": [merged]}
+        if isinstance(data.get("defaults"), dict):
+            candidate["defaults"] = data["defaults"]
+        report = await check(state.paths, data=candidate)
     verdict = report.sources.get(source_id)
     if verdict is None or verdict.status == "error" or report.file_error:
         for ref in stored_now:

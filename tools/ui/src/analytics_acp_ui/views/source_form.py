@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import anyio
-from analytics_acp_bridge.servers import ServerUnavailable
+from analytics_acp_bridge.fleet.process import ServerUnavailable
 from analytics_acp_google.login import LoginError
 from starlette.datastructures import FormData, UploadFile
 from starlette.requests import Request
