@@ -13,7 +13,6 @@ import os
 import re
 import shutil
 import socket
-import subprocess
 import sys
 from pathlib import Path
 
@@ -132,14 +131,34 @@ def test_add_a_sqlite_source_with_the_picker_then_bridge_check_passes_and_a_brid
     assert entry["credentials"] == {"type": "sqlite", "path": str(world["project"] / "data" / "ventas.sqlite")}
     assert entry["default_resource_id"] == "ventas"
     assert "frequent_values" not in entry["autocontext_blocks"] and "database_info" in entry["autocontext_blocks"]
-    # The written file passes the bridge's own check, and a bridge started on it answers.
+    # The written file passes `analytics-acp bridge --check` (its entry point, run here), and a bridge started on it answers.
     env = {**os.environ, **world["env"]}
     sources = world["project"] / "sources.json"
-    check = subprocess.run([sys.executable, "-m", "analytics_acp_bridge", "--check", "--sources", str(sources),
-                            "--project", str(world["project"])], capture_output=True, text=True, env=env, timeout=120)
-    assert check.returncode == 0 and "ok     ventas (databases)" in check.stdout, check.stdout + check.stderr
+    code, out = _in_thread(_bridge_check, sources, world["project"])
+    assert code == 0 and "ok     ventas (databases)" in out, out
     answer = _bridge_call(world, "ventas__execute_sql", {"sql": "SELECT COUNT(*) AS n FROM ventas"}, env)
     assert answer["rows"] == [{"n": 90}] or "90" in json.dumps(answer)
+
+
+def _in_thread(fn, *args):
+    """Run ``fn`` in a thread of its own: Playwright's sync API already runs an event loop in this one."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(1) as pool:
+        return pool.submit(fn, *args).result()
+
+
+def _bridge_check(sources: Path, project: Path) -> tuple[int, str]:
+    """``analytics-acp bridge --check``: the command's own entry point, its stdout."""
+    import contextlib as _contextlib
+    import io
+
+    from analytics_acp_bridge.cli import main
+
+    out = io.StringIO()
+    with _contextlib.redirect_stdout(out):
+        code = main(["--check", "--sources", str(sources), "--project", str(project)])
+    return code, out.getvalue()
 
 
 def _bridge_call(world, tool: str, arguments: dict, env: dict) -> dict:
@@ -161,10 +180,7 @@ def _bridge_call(world, tool: str, arguments: dict, env: dict) -> dict:
         assert not body.get("isError"), body
         return json.loads(body["content"][0]["text"])
 
-    from concurrent.futures import ThreadPoolExecutor
-
-    with ThreadPoolExecutor(1) as pool:  # Playwright's sync API already runs an event loop in this thread
-        return pool.submit(anyio.run, run).result()
+    return _in_thread(anyio.run, run)
 
 
 def test_add_ga4_with_an_uploaded_key_file_and_a_property_from_the_picker(tab, world):

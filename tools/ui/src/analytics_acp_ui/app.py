@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import contextlib
+import logging
+import traceback
 from collections.abc import AsyncIterator
 from pathlib import Path
 
 import anyio
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
+from starlette.requests import Request
+from starlette.responses import PlainTextResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
@@ -18,6 +22,7 @@ from .state import UiState
 from .views import clients, common, datasets, signin_views, source_form, sources
 
 STATIC = Path(__file__).resolve().parent / "static"
+log = logging.getLogger("analytics_acp_ui")
 
 
 def routes() -> list[Route | Mount]:
@@ -43,6 +48,13 @@ def routes() -> list[Route | Mount]:
     ]
 
 
+async def failed(request: Request, exc: Exception) -> Response:
+    """An unexpected failure: its type on the page, the traceback in the page's log (scrubbed), never a value."""
+    log.error("%s %s failed:\n%s", request.method, request.url.path, "".join(traceback.format_exception(exc)))
+    return PlainTextResponse(f"The page failed ({type(exc).__name__}); its log (stderr of analytics-acp ui) says where.",
+                             status_code=500)
+
+
 def build_app(state: UiState) -> Starlette:
     """The application for one page run."""
     state.security.public_paths = (CALLBACK,)
@@ -61,6 +73,7 @@ def build_app(state: UiState) -> Starlette:
                 tg.cancel_scope.cancel()
                 state.cleanup()
 
-    app = Starlette(routes=routes(), middleware=[Middleware(Guard, security=state.security)], lifespan=lifespan)
+    app = Starlette(routes=routes(), middleware=[Middleware(Guard, security=state.security)], lifespan=lifespan,
+                    exception_handlers={Exception: failed})
     app.state.ui = state
     return app
