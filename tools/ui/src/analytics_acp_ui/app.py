@@ -41,6 +41,8 @@ def routes() -> list[Route | Mount]:
         Route("/clients/{client}/write", mutating(clients.write_client), methods=["POST"]),
         Route("/datasets", datasets.datasets_page),
         Route("/datasets/files/{name}", datasets.dataset_file),
+        Route("/datasets/view", datasets.view_document),
+        Route("/datasets/view/call", datasets.view_call),
         Route("/datasets/{dataset_id}.csv", datasets.dataset_csv),
         Route("/datasets/{dataset_id}", datasets.dataset_page),
         Route("/datasets/{dataset_id}/delete", mutating(datasets.delete_dataset), methods=["POST"]),

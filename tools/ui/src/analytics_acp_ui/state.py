@@ -33,6 +33,7 @@ class UiState:
     identities: dict[str, AcpEntry] = field(default_factory=dict)  # installed connectors, read once
     servers: Servers = field(init=False)
     _secret_home: str | None = field(default=None, init=False)
+    _view: Any = field(default=None, init=False)
 
     def __post_init__(self) -> None:
         self.servers = Servers(self.tmp, self.redactor)
@@ -44,6 +45,16 @@ class UiState:
     async def capability(self, entry: AcpEntry) -> Capability:
         """The capability of an installed ACP (its server started once and kept while the page runs)."""
         return await self.servers.capability(entry.launch)
+
+    def dataset_view(self) -> Any:
+        """The bridge's dataset view over the project's acp-data (its store and its query cache, kept while the page runs)."""
+        if self._view is None:
+            from analytics_acp_bridge.query.cache import TableCache
+            from analytics_acp_bridge.store.datasets import DatasetStore
+            from analytics_acp_bridge.view.pages import DatasetView
+
+            self._view = DatasetView(DatasetStore(self.paths.project), TableCache())
+        return self._view
 
     def secret_home(self) -> str:
         """Where secrets typed on the page go, in words (asked once: probing a Secret Service is slow)."""

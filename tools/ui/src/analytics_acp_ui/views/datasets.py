@@ -10,20 +10,26 @@ import itertools
 from pathlib import Path
 from typing import Any
 
+from analytics_acp.errors import AcpError, InvalidArguments
 from analytics_acp_bridge.store.datasets import META_SUFFIX, Dataset, DatasetStore
 from starlette.datastructures import FormData
 from starlette.requests import Request
-from starlette.responses import FileResponse, PlainTextResponse, RedirectResponse, Response
+from starlette.responses import FileResponse, HTMLResponse, JSONResponse, PlainTextResponse, RedirectResponse, Response
 
 from .common import problem, render, ui
 
+# The view's own document: inline script and style (it is one self-contained file), nothing from the network,
+# framed only by this page (which sandboxes it without same-origin, so it cannot reach the page's cookie).
+VIEW_HEADERS = {"content-security-policy": "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; "
+                                           "img-src data:; frame-ancestors 'self'",
+                "x-frame-options": "SAMEORIGIN"}
 IMAGE_TYPES = {".png": "image/png", ".jpg": "image/jpeg", ".jpeg": "image/jpeg", ".webp": "image/webp", ".gif": "image/gif"}
 FIRST_ROWS = 20
 
 
 def store(request: Request) -> DatasetStore:
     """The project's dataset store (the bridge's)."""
-    return DatasetStore(ui(request).paths.project)
+    return ui(request).dataset_view().store
 
 
 def _size(path: Path) -> int:
@@ -112,3 +118,34 @@ async def dataset_file(request: Request) -> Response:
     if found is None:
         return PlainTextResponse("No such image in acp-data/files.", status_code=404)
     return FileResponse(found, media_type=IMAGE_TYPES[found.suffix.lower()])
+
+
+async def view_document(request: Request) -> Response:
+    """GET /datasets/view : the bridge's dataset view (MCP Apps HTML), hosted by the Datasets page (viewhost.js)."""
+    from analytics_acp_bridge.view import apps
+
+    return HTMLResponse(apps.view_html(), headers=VIEW_HEADERS)
+
+
+async def view_call(request: Request) -> Response:
+    """GET /datasets/view/call?name=&arguments= : the view's tools/call, answered by the bridge's own app-only tools
+    (``apps.call``: the same paging as the bridge's MCP clients get), as a CallToolResult. Reads only."""
+    import json
+
+    from analytics_acp_bridge.view import apps
+
+    name = request.query_params.get("name", "")
+    try:
+        if name not in apps.APP_NAMES:
+            raise InvalidArguments(f"The dataset view has no tool {name[:60]!r}.")
+        try:
+            arguments = json.loads(request.query_params.get("arguments") or "{}")
+        except ValueError:
+            raise InvalidArguments("The view's arguments are not JSON.") from None
+        if not isinstance(arguments, dict):
+            raise InvalidArguments("The view's arguments must be an object.")
+        answer: object = await apps.call(ui(request).dataset_view(), name, arguments)
+        is_error = False
+    except AcpError as exc:
+        answer, is_error = {"error": exc.payload()}, True
+    return JSONResponse({"content": [{"type": "text", "text": json.dumps(answer, ensure_ascii=False)}], "isError": is_error})
