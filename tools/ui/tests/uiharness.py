@@ -48,7 +48,7 @@ class Served:
 def serve_page(project: Path, root: Path | None = None, sources: Path | None = None) -> Iterator[Served]:
     """``analytics-acp ui`` in a thread of this process, bound to a free port; stopped (bounded) at the end."""
     import uvicorn
-    from analytics_acp_bridge.bridge import Paths
+    from analytics_acp_bridge.paths import Paths
     from analytics_acp_ui.app import build_app
     from analytics_acp_ui.cli import GRACE_S, bind
     from analytics_acp_ui.security import Security

@@ -17,8 +17,8 @@ from pathlib import Path
 from typing import Any
 
 from analytics_acp.secret_store import write_atomic
-from analytics_acp_bridge.bridge import Paths
 from analytics_acp_bridge.cli import mcp_servers_config
+from analytics_acp_bridge.paths import Paths
 
 SERVER_NAME = "acp-bridge"
 

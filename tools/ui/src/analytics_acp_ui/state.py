@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from analytics_acp_bridge.bridge import Paths
+from analytics_acp_bridge.paths import Paths
 from analytics_acp_bridge.sources.redact import Redactor
 
 from .catalog import AcpEntry, Capability, Servers, installed
