@@ -93,7 +93,7 @@ def test_bridge_sources_bad_entries_do_not_hide_good_ones(tmp_path, monkeypatch)
     by_index = result.sources
     assert "id must be" in by_index[0].error
     # Issue 34.1: an unknown field is an error (the source publishes no tools), naming the known fields.
-    assert "unknown field 'extra_field' (the fields are acp, config," in by_index[1].error
+    assert "unknown field 'extra_field' (the fields are acp, autocontext_blocks, config," in by_index[1].error
     assert by_index[1].problem().name == "ACP_INVALID_ARGUMENTS"
     assert "earlier source" in by_index[2].error
     assert "BRIDGE_TEST_UNSET is not set" in by_index[3].error

@@ -49,7 +49,7 @@ def world(tmp_path_factory):
         env = {**module_env(base / "config"), "ACP_CACHE_DIR": str(base / "cache"),
                "PYTHON_KEYRING_BACKEND": "uikeyring.FileKeyring", "ANALYTICS_ACP_TEST_KEYRING": str(base / "keyring.json"),
                "PYTHONPATH": os.pathsep.join([str(Path(__file__).resolve().parent), os.environ.get("PYTHONPATH", "")])}
-        with environ(env), file_keyring(), serve_page(project) as page:
+        with file_keyring(), environ(env), serve_page(project) as page:  # the previous backend read before the env
             yield {"page": page, "project": project, "google": google, "oauth": oauth, "key": key,
                    "client_file": client_file, "env": env, "base": base}
 

@@ -10,7 +10,7 @@ import os
 from pathlib import Path
 
 from keyring.backend import KeyringBackend
-from keyring.errors import PasswordDeleteError
+from keyring.errors import KeyringError, PasswordDeleteError
 
 ENV = "ANALYTICS_ACP_TEST_KEYRING"
 
@@ -21,10 +21,12 @@ class FileKeyring(KeyringBackend):
     priority = 1  # type: ignore[assignment]
 
     def _load(self) -> dict[str, str]:
-        path = Path(os.environ[ENV])
+        path = Path(os.environ.get(ENV) or "/nonexistent/keyring.json")
         return json.loads(path.read_text()) if path.exists() else {}
 
     def _save(self, data: dict[str, str]) -> None:
+        if not os.environ.get(ENV):
+            raise KeyringError(f"{ENV} is not set")
         Path(os.environ[ENV]).write_text(json.dumps(data))
 
     def get_password(self, service: str, username: str) -> str | None:
