@@ -221,8 +221,8 @@ def test_sign_in_with_google_on_the_fake_oauth_server_comes_back_to_the_form(tab
     tab.get_by_label("API endpoint (advanced)").fill(world["google"].url)
     group.get_by_role("button", name="Sign in with Google").click()
     tab.get_by_role("button", name="Allow").click()  # the fake consent page
+    tab.wait_for_url(re.compile(re.escape(world["page"].base) + r"/sources/new/ga4\?draft="))  # back on the form
     tab.get_by_text("Signed in as analyst@example.com").first.wait_for()
-    assert tab.url.startswith(world["page"].base + "/sources/new/ga4")
     assert oauth.authorizations[-1]["scope"].split()[0] == "https://www.googleapis.com/auth/analytics.readonly"
     assert oauth.authorizations[-1]["redirect_uri"] == world["page"].base + "/signin/google/callback"
     shot(tab, "sign-in-google")
