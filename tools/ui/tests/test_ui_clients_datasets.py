@@ -117,7 +117,10 @@ def test_datasets_list_download_image_and_delete(tab, world):
     status = view.locator("#status")
     assert status.inner_text() == f"Rows 1–50 of {ROWS:,}"
     view.get_by_role("button", name="Last").click()
-    view.get_by_text(f"Rows {ROWS - 49:,}–{ROWS:,} of {ROWS:,}").wait_for()
+    try:
+        view.get_by_text(f"Rows {ROWS - 49:,}–{ROWS:,} of {ROWS:,}").wait_for(timeout=45_000)
+    except Exception:  # say what the view shows (its alert, its status) rather than only that it timed out
+        raise AssertionError(f"view: {view.locator('#alert').inner_text()!r} {status.inner_text()!r}") from None
     assert view.locator("#rows tr").last.locator("td").last.inner_text().replace(",", "") == str(ROWS - 1)
     view.get_by_role("button", name="visits").click()  # sort by the column: ascending, then descending
     view.locator('th[data-col="visits"][aria-sort="ascending"]').wait_for()

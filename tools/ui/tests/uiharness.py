@@ -102,7 +102,7 @@ def shot(page: Any, name: str) -> None:
     folder = os.environ.get("ANALYTICS_ACP_SCREENSHOT_DIR")
     if folder:
         Path(folder).mkdir(parents=True, exist_ok=True)
-        page.wait_for_function("Array.from(document.images).every(i => i.complete)")
+        page.wait_for_load_state("load")  # images included (a string predicate would be eval, which the page's CSP refuses)
         page.screenshot(path=str(Path(folder) / f"{name}.png"), full_page=True)
 
 
