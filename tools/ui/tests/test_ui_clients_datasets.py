@@ -105,6 +105,7 @@ def test_datasets_list_download_image_and_delete(tab, world):
     row = tab.locator("#dataset-visits")
     assert f"{ROWS:,}" in row.inner_text() and "3" in row.inner_text()
     image = tab.get_by_role("img", name="forecast_plot.png")
+    tab.wait_for_load_state("load")  # the image is loaded by then
     assert image.evaluate("img => img.naturalWidth") == 1
     shot(tab, "datasets")
     with tab.expect_download() as download:
