@@ -5,13 +5,22 @@ The real connectors' checks (Google keys, database files) are proven in their ow
 (connectors/ga4/tests/test_ga4_setup_check.py, connectors/databases/tests/test_databases_setup_check.py).
 """
 
+import sys
+
+import anyio
 import pytest
+from analytics_acp import CredentialsInvalid, setup_check
+from analytics_acp.errors import AcpError
 from analytics_acp.host import ProtocolError
 from analytics_acp.setup_check import VALIDATE_ONLY_KEY
-from core_helpers import CREDS, mini_in_process
+from core_helpers import CREDS, FIXTURES, mini_in_process
+
+sys.path.insert(0, str(FIXTURES))
+import mini_connector  # noqa: E402
 
 pytestmark = pytest.mark.asyncio
 SECRET = "sk-revoked-DISTINCT-9f31"
+BOUND_S = 10  # a wait that must never come near it (a stuck check holding the session would)
 
 
 async def test_configure_runs_the_connectors_check_after_the_schemas_and_masks_secrets():
@@ -19,6 +28,7 @@ async def test_configure_runs_the_connectors_check_after_the_schemas_and_masks_s
         with pytest.raises(ProtocolError) as err:
             await c.configure(credentials={"type": "api_key", "api_key": SECRET})
         assert err.value.code == -32012 and err.value.message == "The key *** was revoked: create another one."
+        assert err.value.data == {"key": "***", "tried": ["***"]}  # 10.1.4: the error's data is masked too
         with pytest.raises(ProtocolError) as err:  # config problems found by the check are ACP_INVALID_ARGUMENTS (5.5.3)
             await c.configure(credentials={"type": "api_key", "api_key": "sk-eu-only-123"}, config={"region": "us"})
         assert err.value.code == -32017 and "use eu" in err.value.message
@@ -31,8 +41,6 @@ async def test_configure_runs_the_connectors_check_after_the_schemas_and_masks_s
 
 async def test_a_configure_that_arrives_during_a_slow_check_merges_after_it():
     """5.1: each acp/configure merges into what the previous one left, even while a check runs off the loop."""
-    import anyio
-
     async with mini_in_process() as c:
         async with anyio.create_task_group() as tg:
             tg.start_soon(lambda: c.configure(credentials={"type": "api_key", "api_key": "sk-slow-12345"}))
@@ -87,8 +95,68 @@ async def test_a_stuck_check_gives_a_typed_answer_within_the_bound():
         assert await c.validate_setup({"credentials": CREDS}) is None  # the connection still answers
 
 
+async def test_a_stuck_blocking_check_is_bounded_by_the_server_and_holds_no_later_configure(monkeypatch):
+    """A check blocked in a worker thread (a dead network mount) answers ACP_UPSTREAM_ERROR at the server's own bound,
+    and a configure the client gave up on does not make the session's next acp/configure wait for the check."""
+    monkeypatch.setattr(setup_check, "CHECK_LIMIT_S", 0.3)
+    stuck = {"type": "api_key", "api_key": "sk-stuck-12345"}
+    try:
+        async with mini_in_process() as c:
+            with anyio.fail_after(BOUND_S):
+                with pytest.raises(ProtocolError) as err:
+                    await c.configure(credentials=stuck)
+                assert err.value.code == -32018 and err.value.message == (
+                    "The mini ACP did not finish checking the set-up within 0.3 s: something it reads (a file, a "
+                    "network drive) did not answer. Check the set-up, then try again.")
+                with anyio.move_on_after(0.05):  # the client gives up (notifications/cancelled) before the bound
+                    await c.configure(credentials=stuck)
+                assert (await c.configure(row_limit=3))["effective"] == {
+                    "row_limit": 3, "cost_limit_usd": 1.0, "field_limit": 3, "has_credentials": False,
+                    "default_resource_id": None, "tables": ["events"]}  # the refused check changed nothing
+                error = await c.validate_setup({"credentials": stuck}, timeout=BOUND_S)
+                assert error is not None and error.code == -32018 and "within 0.3 s" in error.message
+    finally:
+        mini_connector.STUCK_RELEASE.set()  # the abandoned checks end with the test
+
+
 async def test_plain_mcp_server_has_nothing_to_validate():
     async with mini_in_process() as c:
         c.initialize_result["capabilities"]["experimental"].pop("acp")
         assert c.server_capability is None and not c.supports_validate_only
         assert await c.validate_setup({"row_limit": -1}) is None
+
+
+async def test_the_check_runner_bounds_async_checks_and_refuses_past_its_stuck_threads():
+    import threading
+
+    release = threading.Event()
+    checks = setup_check.SetupChecks("demo", limit_s=0.1, max_stuck=2)
+
+    async def never(credentials, config):  # an async check is cancelled at the bound
+        await anyio.sleep_forever()
+
+    def blocked(credentials, config):
+        release.wait(BOUND_S)
+
+    def revoked(credentials, config):
+        raise CredentialsInvalid("revoked")
+
+    try:
+        with anyio.fail_after(BOUND_S):
+            for check in (never, blocked, blocked):
+                with pytest.raises(AcpError, match="did not finish checking the set-up within 0.1 s"):
+                    await checks.run(check, None, {})
+            assert checks.running == 2  # two abandoned threads still blocked
+            with pytest.raises(AcpError) as refused:
+                await checks.run(lambda c, k: None, None, {})
+            assert refused.value.name == "ACP_UPSTREAM_ERROR" and refused.value.message == (
+                "The demo ACP still runs 2 set-up checks that did not finish (something they read does not answer), "
+                "so it starts no more. Check the set-up, or restart the ACP.")
+            release.set()
+            while checks.running:  # the released threads end and free their places
+                await anyio.sleep(0.01)
+            await checks.run(lambda c, k: None, None, {})
+            with pytest.raises(AcpError, match="revoked"):  # the check's own error comes back as it is
+                await checks.run(revoked, None, {})
+    finally:
+        release.set()

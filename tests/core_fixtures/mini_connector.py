@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import sqlite3
+import threading
 import time
 
-import anyio
 from analytics_acp import (
     BlockSpec,
     CatalogEntry,
@@ -81,20 +81,24 @@ def connector_declaration():
     )
 
 
-async def _check_setup(credentials, config):
-    """The connector's own offline check (issue 34.3): keys named sk-revoked are refused (the message quotes the
-    key, which the core must mask), sk-buggy makes the check itself fail, sk-stuck never finishes."""
+def _check_setup(credentials, config):
+    """The connector's own offline check (issue 34.3), blocking like the real ones (a file read, a key loaded): keys
+    named sk-revoked are refused (the message quotes the key, which the core must mask), sk-buggy makes the check
+    itself fail, sk-stuck blocks (a dead network mount) until STUCK_RELEASE is set or a minute passes."""
     key = str((credentials or {}).get("api_key", ""))
     if key.startswith("sk-revoked"):
-        raise CredentialsInvalid(f"The key {key} was revoked: create another one.")
+        raise CredentialsInvalid(f"The key {key} was revoked: create another one.", data={"key": key, "tried": [key]})
     if key.startswith("sk-buggy"):
         raise TypeError(f"unexpected {key}")
     if key.startswith("sk-stuck"):
-        await anyio.sleep(3600)  # a stuck check: the host's bound must answer instead
+        STUCK_RELEASE.wait(60)  # a stuck check: the core's bound answers instead
     if key.startswith("sk-slow"):
-        await anyio.sleep(0.5)  # a slow check: a second acp/configure arrives meanwhile
+        time.sleep(0.5)  # a slow check: a second acp/configure arrives meanwhile
     if config.get("region") == "us" and key.startswith("sk-eu-only"):
         raise InvalidArguments("config.region us is not available to this key: use eu.")
+
+
+STUCK_RELEASE = threading.Event()  # set by a test to let its stuck checks end
 
 
 def _rows(n):

@@ -10,7 +10,6 @@ http_files (8.5 over HTTP).
 
 from __future__ import annotations
 
-import json
 import logging
 from collections.abc import Callable
 from functools import partial
@@ -31,7 +30,7 @@ from .effective import SessionConfig, echoable_arguments
 from .envelope import CallRecord, failure
 from .errors import AcpError, CredentialsMissing, InvalidArguments, UpstreamError
 from .finishing import finish_output, respond
-from .invoke import call_maybe_async, invoke_tool
+from .invoke import invoke_tool
 from .logs import log_traceback
 from .plugins import LoadedConnector
 from .preflight import cost_preflight
@@ -39,7 +38,7 @@ from .reserved_tools import run_autocontext, run_autocontext_data
 from .resource_resolution import resolve_resource_off_loop
 from .results import BuildSettings, catalog_for_tool, resolve_selection
 from .runtime_state import RuntimeState
-from .setup_check import credentials_needed, missing_credentials
+from .setup_check import SetupChecks, credentials_needed, missing_credentials
 from .signals import CallSignals, SendProgress
 from .toolschemas import parse_tool_arguments, uses_resource
 
@@ -53,6 +52,7 @@ class ConnectorRuntime:
         self.loaded = loaded
         self.info = loaded.info
         self.state = RuntimeState.build(loaded)
+        self.setup_checks = SetupChecks(loaded.info.id)  # the connector's check_setup, bounded
 
     async def configure(self, session: SessionConfig, params: dict[str, Any], *,
                         validate_only: bool = False) -> tuple[SessionConfig, dict[str, Any]]:
@@ -72,7 +72,7 @@ class ConnectorRuntime:
         return (session if validate_only else new), {"ok": True, "effective": new.effective(self.info)}
 
     async def _check_setup(self, session: SessionConfig) -> None:
-        """Rule lists of the config (10.6) and the connector's ``check_setup`` (offline, in a worker thread)."""
+        """Rule lists of the config (10.6) and the connector's ``check_setup`` (offline, bounded: setup_check.py)."""
         config = validate_config(self.info, session.config)
         for key in self.info.access_rule_keys:
             if key in config:
@@ -82,10 +82,9 @@ class ConnectorRuntime:
             return
         secrets = schemas.secret_values(session.credentials, self.info.credentials_schema)
         try:
-            await call_maybe_async(check, session.credentials, config)
+            await self.setup_checks.run(check, session.credentials, config)
         except AcpError as exc:  # 10.1.4: whatever the check wrote, no credential string leaves
-            exc.message = schemas.redact(exc.message, secrets)
-            raise
+            raise schemas.redact_error(exc, secrets) from None
         except Exception as exc:  # a connector bug: typed, logged without secrets
             text = schemas.redact(f"{type(exc).__name__}: {exc}", secrets)
             log.error("check_setup of %s failed: %s", self.info.id, text)
@@ -152,13 +151,8 @@ class ConnectorRuntime:
         return schemas.secret_values(ctx.credentials if ctx else None, self.info.credentials_schema)
 
     def _scrubbed(self, exc: AcpError, ctx: CallContext | None) -> AcpError:
-        # Safety net (10.1.4): whatever a connector put in a message, no credential string leaves.
-        secrets = self._secrets(ctx)
-        if secrets:
-            exc.message = schemas.redact(exc.message, secrets)
-            if exc.data:
-                exc.data = json.loads(schemas.redact(json.dumps(exc.data, default=str), secrets))
-        return exc
+        # Safety net (10.1.4): whatever a connector put in an error, no credential string leaves.
+        return schemas.redact_error(exc, self._secrets(ctx))
 
     async def _run_tool(self, tool: ToolSpec, args: dict[str, Any], ctx: CallContext, record: CallRecord,
                         file_url: Callable[[Path], str] | None) -> dict[str, Any]:

@@ -185,8 +185,9 @@ class ConnectorInfo:
 
 # ``check_setup(credentials, config)``: raise CredentialsInvalid (credentials) or InvalidArguments (config) with a
 # message for a person (the full path tried, what to give instead), never a secret; return None when it holds.
-# ``credentials`` is None when the set-up has none. It runs in a worker thread and MUST NOT use the network (a
-# host calls it to validate a set-up offline, 5.1); it may be ``lazy("package.module:function")``.
+# ``credentials`` is None when the set-up has none. It runs in a thread of its own, bounded (setup_check.SetupChecks),
+# and MUST NOT use the network (a host calls it to validate a set-up offline, 5.1); it may be
+# ``lazy("package.module:function")``.
 SetupCheck = Callable[[dict[str, Any] | None, dict[str, Any]], None] | LazyRef
 
 

@@ -26,7 +26,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from .errors import CredentialsInvalid, InvalidArguments
+from .errors import AcpError, CredentialsInvalid, InvalidArguments
 
 _PRIMITIVES = {"string", "number", "integer", "boolean"}
 _SECRET_NAME = re.compile(r"(pass(word)?|secret|token|private_key|api_key|apikey|service_account|credential)", re.I)
@@ -310,6 +310,27 @@ def redact(value: str, secrets: Iterable[str]) -> str:
     for secret in sorted({s for s in secrets if s}, key=len, reverse=True):
         text = text.replace(secret, "***")
     return text
+
+
+def redact_value(value: Any, secrets: Iterable[str]) -> Any:
+    """``value`` (JSON-like: dicts, lists, strings) with :func:`redact` applied to every string in it, keys included."""
+    if isinstance(value, str):
+        return redact(value, secrets)
+    if isinstance(value, dict):
+        return {redact_value(k, secrets): redact_value(v, secrets) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [redact_value(v, secrets) for v in value]
+    return value
+
+
+def redact_error(exc: AcpError, secrets: Iterable[str]) -> AcpError:
+    """``exc`` with every secret (and URL password) masked in its message and its data (10.1.4): the safety net for
+    whatever a connector put in an error, in a tool call or a set-up check."""
+    secrets = list(secrets)
+    exc.message = redact(exc.message, secrets)
+    if exc.data:
+        exc.data = redact_value(exc.data, secrets)
+    return exc
 
 
 def check_setup_schema(schema: dict[str, Any], *, allow_one_of: bool) -> list[str]:

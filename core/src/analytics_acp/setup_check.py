@@ -16,18 +16,36 @@ validate-only form of acp/configure a host uses to check a set-up without changi
   the values); it checks the values against the published setup schemas instead (:func:`check_offline`).
 
 The host side is ``AcpClient.validate_setup`` (host/client.py).
+
+**The connector's check is bounded** (``SetupChecks``): it reads files and keys, and a file on a dead network
+mount can block for ever, in a thread no cancel can stop. It runs in a daemon thread of its own (not the worker
+pool sync tools share; a stuck one never keeps the process from exiting) and the answer waits at most
+``CHECK_LIMIT_S``, then is ACP_UPSTREAM_ERROR; a client's cancel ends the wait at once. Either way the thread is
+abandoned, so acp/configure's session lock is free again: a stuck check never holds the session's later
+configures. At most ``MAX_STUCK_CHECKS`` abandoned checks may still run; past them new checks are refused at once.
 """
 
 from __future__ import annotations
 
+import inspect
+import threading
+from collections.abc import Callable
 from typing import Any
+
+import anyio
+import anyio.from_thread
+import anyio.lowlevel
 
 from . import schemas
 from .effective import check_limits, check_shapes, check_table_names
-from .errors import AcpError, CredentialsMissing
+from .errors import AcpError, CredentialsMissing, UpstreamError
+from .invoke import resolve_off_loop
 
 VALIDATE_ONLY_KEY = "analytics-acp/validate-only"
 VALIDATE_ONLY_CAPABILITY: dict[str, Any] = {"version": 1}
+# Below the host's own bound (host/client.py VALIDATE_TIMEOUT_S, 15 s): the server's typed answer comes first.
+CHECK_LIMIT_S = 10.0
+MAX_STUCK_CHECKS = 4  # checks past their bound that still run (threads); new checks are refused past them
 
 
 def validate_only_requested(meta: Any) -> bool:
@@ -78,3 +96,65 @@ def check_offline(capability: dict[str, Any], values: dict[str, Any]) -> AcpErro
     except AcpError as exc:
         return exc
     return None
+
+
+class SetupChecks:
+    """Runs one connector's ``check_setup`` with a bound (the module docstring says why); one per served connector."""
+
+    def __init__(self, connector_id: str, limit_s: float | None = None, max_stuck: int = MAX_STUCK_CHECKS):
+        self.connector_id = connector_id
+        self.limit_s = CHECK_LIMIT_S if limit_s is None else limit_s
+        self.max_stuck = max_stuck
+        self._lock = threading.Lock()
+        self._running = 0  # checks whose thread has not returned yet, the abandoned ones included
+
+    @property
+    def running(self) -> int:
+        """Checks whose thread is still running (abandoned ones included)."""
+        with self._lock:
+            return self._running
+
+    async def run(self, check: Any, credentials: dict[str, Any] | None, config: dict[str, Any]) -> None:
+        """``check(credentials, config)`` (sync, async or lazy): its own error, or ACP_UPSTREAM_ERROR past the bound."""
+        fn = await resolve_off_loop(check)
+        with anyio.move_on_after(self.limit_s) as bound:
+            if inspect.iscoroutinefunction(fn):
+                await fn(credentials, config)
+            else:
+                result = await self._in_thread(fn, credentials, config)
+                if inspect.isawaitable(result):
+                    await result
+        if bound.cancelled_caught:
+            raise UpstreamError(
+                f"The {self.connector_id} ACP did not finish checking the set-up within {self.limit_s:g} s: something "
+                "it reads (a file, a network drive) did not answer. Check the set-up, then try again.")
+
+    async def _in_thread(self, fn: Callable[..., Any], *args: Any) -> Any:
+        with self._lock:
+            if self._running >= self.max_stuck:
+                raise UpstreamError(
+                    f"The {self.connector_id} ACP still runs {self._running} set-up checks that did not finish (something "
+                    "they read does not answer), so it starts no more. Check the set-up, or restart the ACP.")
+            self._running += 1
+        done = anyio.Event()
+        token = anyio.lowlevel.current_token()
+        outcome: dict[str, Any] = {}
+
+        def work() -> None:
+            try:
+                outcome["value"] = fn(*args)
+            except BaseException as exc:  # handed to the waiting task, raised there
+                outcome["error"] = exc
+            finally:
+                with self._lock:
+                    self._running -= 1
+                try:
+                    anyio.from_thread.run_sync(done.set, token=token)
+                except RuntimeError:  # the event loop is gone (the waiter too): nothing to tell
+                    pass
+
+        threading.Thread(target=work, name=f"acp-check-setup-{self.connector_id}", daemon=True).start()
+        await done.wait()  # a cancel (or the bound) ends this wait at once; the thread is abandoned
+        if "error" in outcome:
+            raise outcome["error"]
+        return outcome.get("value")
