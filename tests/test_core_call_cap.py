@@ -212,6 +212,26 @@ async def test_ids_seven_and_seven_as_text_are_two_calls_and_a_reused_id_counts_
     await _gated(5, body)
 
 
+async def test_an_answer_or_a_cancel_with_the_id_as_text_correlates_as_the_sdk_does():
+    # The SDK takes "7" and 7 as one id when it correlates answers and cancels (coerce_request_id, as the TS SDK):
+    # the gate must too, or the client's answer "7" leaves it owed for ever (no line limit, calls held then refused).
+    async def body(wire):
+        await wire.send(_request(1))
+        await wire.handed()
+        await wire.answered(SessionMessage(types.JSONRPCRequest(jsonrpc="2.0", id=7, method="acp/read_table",
+                                                                 params={"ref": "t"})))
+        await wire.send(_request(2))  # held while the client owes the answer
+        await wire.send(_cancel("2"))  # the held call is dropped: the SDK never sees it, nor its cancel
+        await wire.send(_answer("7"))
+        assert (await wire.handed()).message.id == "7" and not wire.gate.client_owes
+        assert await wire.nothing_handed()
+        await wire.answered(_answer(1))
+        await wire.send(_request(3))
+        assert (await wire.handed()).message.id == 3  # call 2 never ran
+
+    await _gated(1, body)
+
+
 async def test_stdin_ending_answers_held_calls_connection_closed_and_ends_the_loop():
     async def body(wire):
         await wire.send(_request(1))

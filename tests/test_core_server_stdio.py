@@ -62,6 +62,17 @@ def test_a_cancelled_requests_parked_meta_is_forgotten_and_ids_keep_their_type()
     assert deferred.restore({"content": [], "_meta": as_text})["_meta"] == RESULT["_meta"]
 
 
+def test_a_cancel_naming_the_id_as_text_forgets_the_one_parked_meta_it_means():
+    deferred = DeferredMeta()
+    deferred.park(RESULT, 7)
+    deferred.discard("7")  # the SDK cancels request 7 for it (coerce_request_id): no answer comes, nothing is kept
+    assert len(deferred) == 0
+    as_int, as_text = deferred.park(RESULT, 8)["_meta"], deferred.park(RESULT, "8")["_meta"]
+    deferred.discard(" 8")  # two requests it could mean: neither is dropped (a sample must never lose its table)
+    assert deferred.restore({"content": [], "_meta": as_int})["_meta"] == RESULT["_meta"]
+    assert deferred.restore({"content": [], "_meta": as_text})["_meta"] == RESULT["_meta"]
+
+
 def test_values_orjson_refuses_fall_back_to_pydantic():
     result = {"content": [], "_meta": {"acp": {1: "int key"}}}
     line = encode(types.JSONRPCResponse(jsonrpc="2.0", id=1, result=result), None)

@@ -38,7 +38,7 @@ import mcp_types as types
 from mcp.shared.message import ServerMessageMetadata, SessionMessage
 
 from . import sdk_private
-from .requestids import id_key
+from .requestids import correlation_key, id_key
 
 log = logging.getLogger("analytics_acp")
 
@@ -125,7 +125,9 @@ class CallGate:
         self.taken = 0  # requests handed to the server so far (the pause log says it)
         self._running: dict[str, int] = {}  # request key -> answers still owed (a client may reuse an id)
         self._count = 0
-        self._owed: set[str] = set()  # the server's own requests the client has not answered yet
+        # The server's own requests the client has not answered yet, by correlation_key: the SDK matches an answer
+        # "7" to request 7, so must the gate (else the line limit stays off and calls are held for good).
+        self._owed: set[str] = set()
         self._queue: deque[SessionMessage | Exception] = deque()  # read, waiting their turn, in order
         self._urgent: deque[SessionMessage | Exception] = deque()  # the client's answers and cancels: never wait
         self._eof = False
@@ -157,10 +159,10 @@ class CallGate:
         if isinstance(message, types.JSONRPCResponse | types.JSONRPCError):
             self._finish(id_key(message.id))
         elif isinstance(message, types.JSONRPCRequest):
-            self._owed.add(id_key(message.id))
+            self._owed.add(correlation_key(message.id))
             self._notify()
         elif _is_cancel(message):
-            self._owed.discard(id_key(_cancelled_id(message)))  # given up: no answer comes
+            self._owed.discard(correlation_key(_cancelled_id(message)))  # given up: no answer comes
             self._notify()
 
     def _finish(self, key: str) -> None:
@@ -197,7 +199,7 @@ class CallGate:
     async def _take(self, item: SessionMessage | Exception, write: Any) -> None:
         message = item.message if isinstance(item, SessionMessage) else None
         if isinstance(message, types.JSONRPCResponse | types.JSONRPCError):
-            self._owed.discard(id_key(message.id))
+            self._owed.discard(correlation_key(message.id))
             self._urgent.append(item)
         elif message is not None and _is_cancel(message):
             if not self._drop_held(_cancelled_id(message)):  # a held call is dropped: the SDK never saw it
@@ -215,8 +217,9 @@ class CallGate:
         self._notify()
 
     def _drop_held(self, request_id: Any) -> bool:
+        key = correlation_key(request_id)  # the call the SDK would cancel: "7" names call 7
         for item in self._queue:
-            if (request := _request(item)) is not None and id_key(request.id) == id_key(request_id):
+            if (request := _request(item)) is not None and correlation_key(request.id) == key:
                 self._queue.remove(item)
                 return True
         return False

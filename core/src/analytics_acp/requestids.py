@@ -15,6 +15,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 import orjson
+from mcp.shared.dispatcher import coerce_request_id
 
 INVALID_REQUEST = -32600
 ID_PREFIX_BYTES = 16 * 1024  # how much of a refused message's start is read for its id (issue 23.4)
@@ -108,8 +109,14 @@ def request_in(raw: bytes) -> dict[str, Any] | None:
 
 
 def id_key(request_id: Any) -> str:
-    """A dict key for a request id: JSON-RPC ids 7 and "7" are different requests."""
+    """A dict key for a request id as written: JSON-RPC ids 7 and "7" are different requests (each gets its answer)."""
     return f"{type(request_id).__name__}:{request_id}"
+
+
+def correlation_key(request_id: Any) -> str:
+    """The key the MCP SDK correlates an answer or a cancel by: "7" and 7 are one id there (``coerce_request_id``,
+    as the TypeScript SDK), so a peer's answer or cancel naming the id as text still reaches request 7."""
+    return id_key(coerce_request_id(request_id) if isinstance(request_id, str | int) else request_id)
 
 
 def usable_id(value: Any) -> str | int | None:

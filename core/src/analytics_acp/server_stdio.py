@@ -46,7 +46,7 @@ from . import sdk_private
 from .argument_limits import too_large_error
 from .call_cap import DEFAULT_MAX_CALLS, OWN_ANSWER, CallGate
 from .constants import ACP_KEY, ACP_MAX_MESSAGE_BYTES
-from .requestids import head, id_key, invalid_id_error
+from .requestids import correlation_key, head, id_key, invalid_id_error
 from .results.table import SerializedRows
 
 DEFERRED_KEY = "analytics_acp/deferred-meta"
@@ -92,14 +92,29 @@ class DeferredMeta:
         return out
 
     def discard(self, request_id: Any) -> None:
-        """Forget the parked ``_meta`` of a cancelled request (its answer is never written)."""
+        """Forget the parked ``_meta`` of a cancelled request (its answer is never written).
+
+        A cancel may name the id as text ("7" for 7: the SDK cancels request 7, requestids.correlation_key); then
+        the one parked entry it can mean goes, and none when two could (a kept entry is memory until the connection
+        ends; a wrong one dropped would send a sample without its table)."""
         with self._lock:
-            self._pending.pop(id_key(request_id), None)
+            if self._pending.pop(id_key(request_id), None) is not None:
+                return
+            key = correlation_key(request_id)
+            meant = [k for k in self._pending if _correlation_of(k) == key]
+            if len(meant) == 1:
+                self._pending.pop(meant[0])
 
     def __len__(self) -> int:
         with self._lock:
             return len(self._pending)
 
+
+
+def _correlation_of(key: str) -> str:
+    """The correlation_key of the id an id_key was made from ("str:7" -> "int:7"; "int:7" and "str:abc" stay)."""
+    kind, _, text = key.partition(":")
+    return correlation_key(text) if kind == "str" else key
 
 
 def _fragment(part: Any) -> Any:
