@@ -26,7 +26,7 @@ def test_variant_by_discriminator_and_messages_without_values():
     assert validate_credentials(CREDS_SCHEMA, {"type": "api_key", "api_key": "0123456789xyz"})
     with pytest.raises(CredentialsInvalid) as err:
         validate_credentials(CREDS_SCHEMA, {"type": "api_key", "api_key": "tiny-SECRET"[:6]})
-    assert "api_key" in err.value.message and "minLength" in err.value.message and "tiny-S" not in err.value.message
+    assert "api_key" in err.value.message and "must be at least 10 characters" in err.value.message and "tiny-S" not in err.value.message
     with pytest.raises(CredentialsInvalid) as err:
         validate_credentials(CREDS_SCHEMA, {"type": "oauth", "token": "abc-SECRET"})
     assert "api_key" in err.value.message and "service_account" in err.value.message and "SECRET" not in err.value.message
@@ -125,7 +125,7 @@ DISTINCT = "q9-DISTINCT-SECRET-VALUE"
 @pytest.mark.parametrize("given, expected", [
     ({"account": "a", "secret": DISTINCT}, None),
     ({"account": "a"}, "The credentials are not valid: key lacks secret (expected: the key file with account and secret)."),
-    ({"account": "a", "secret": 7}, "key.secret must be string (expected: the key file with account and secret)."),
+    ({"account": "a", "secret": 7}, "key.secret must be a string (expected: the key file with account and secret)."),
     ([DISTINCT], "key must be a JSON object (expected: the key file with account and secret)."),
     ({"kind": DISTINCT, "account": "a", "secret": DISTINCT}, "The credentials are not valid: key: this is not a key file."),
     ({"client": {"id": "x", "secret": DISTINCT}}, "The credentials are not valid: key: this is a client file: sign in instead."),
@@ -193,7 +193,7 @@ def test_check_offline_is_what_a_host_checks_without_the_server():
     cases = [({}, "ACP_CREDENTIALS_MISSING", "one of: Key, Service account"),
              ({"credentials": good, "row_limit": 5001}, "ACP_INVALID_LIMIT", "row_limit"),
              ({"credentials": {"type": "api_key", "api_key": DISTINCT[:5]}}, "ACP_CREDENTIALS_INVALID", "api_key"),
-             ({"credentials": good, "config": {"n": 0}}, "ACP_INVALID_ARGUMENTS", "n must respect minimum"),
+             ({"credentials": good, "config": {"n": 0}}, "ACP_INVALID_ARGUMENTS", "n must be at least 1"),
              ({"credentials": good, "tables": ["nope"]}, "ACP_INVALID_ARGUMENTS", "Valid tables: events")]
     for setup, name, needle in cases:
         error = check_offline(cap, setup)

@@ -58,7 +58,7 @@ async def test_validate_only_checks_everything_configure_checks_and_changes_noth
             ({}, -32011, "This source needs credentials (one of: API key) and none were given."),
             ({"credentials": CREDS, "row_limit": 5001}, -32016, "row_limit must be an integer between 0 and 5000."),
             ({"credentials": CREDS, "field_limit": 0}, -32016, "field_limit"),
-            ({"credentials": {"type": "api_key", "api_key": "short"}}, -32012, "api_key must respect minLength 8"),
+            ({"credentials": {"type": "api_key", "api_key": "short"}}, -32012, "api_key must be at least 8 characters"),
             ({"credentials": {"type": "api_key", "api_key": SECRET}}, -32012, "The key *** was revoked"),
             ({"credentials": CREDS, "config": {"region": "mars"}}, -32017, "region must be one of eu, us"),
             ({"credentials": CREDS, "tables": ["nope"]}, -32017, "Valid tables: events, pages, extra"),

@@ -29,6 +29,7 @@ from analytics_acp import (
     TableRef,
     ToolArguments,
     ToolSpec,
+    WriteTableArguments,
     hookimpl,
 )
 from analytics_acp.calls import ConnectorRuntime
@@ -259,6 +260,13 @@ def test_an_extension_plugin_tool_follows_the_same_rule(monkeypatch):
     monkeypatch.setattr(plugins, "entry_points", lambda group: [EntryPoint()] if group == plugins.PLUGIN_GROUP else [])
     with pytest.raises(TypeError, match="declares input_schema by hand"):
         load_connector(_module("typed_connector_ext", _Connector))
+
+
+@pytest.mark.parametrize("connector, tool", [("databases", "insert_rows"), ("bigquery", "load_rows")])
+def test_tools_that_write_a_host_dataset_share_one_argument_model(connector, tool):
+    model = load_connector(connector, extensions=False).tools[tool].arguments
+    assert issubclass(model, WriteTableArguments)
+    assert list(model.published_schema()["properties"])[:3] == ["table_ref", "table", "create_if_missing"]
 
 
 def test_arguments_must_be_a_tool_arguments_model_without_the_core_s_own_names():

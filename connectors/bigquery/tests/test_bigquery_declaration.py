@@ -60,7 +60,7 @@ def test_published_config_schema_follows_5_5_1_and_10_6():
     assert validate_config(schema, {"price_per_tib_usd": 0, "access_mode": "readAndOnlyAdd"})["price_per_tib_usd"] == 0
     with pytest.raises(InvalidArguments, match="access_mode must be one of onlyRead, readAndOnlyAdd"):
         validate_config(schema, {"access_mode": "full"})
-    with pytest.raises(InvalidArguments, match="price_per_tib_usd must respect minimum 0"):
+    with pytest.raises(InvalidArguments, match="price_per_tib_usd must be at least 0"):
         validate_config(schema, {"price_per_tib_usd": -0.5})
 
 

@@ -4,7 +4,17 @@ Connectors import what they declare and return from here; the runtime does the p
 """
 
 from .access import check_access, effective_mode
-from .arguments import DateText, EndDate, NoArguments, NotBlank, SqlText, StartDate, TableRef, ToolArguments
+from .arguments import (
+    DateText,
+    EndDate,
+    NoArguments,
+    NotBlank,
+    SqlText,
+    StartDate,
+    TableRef,
+    ToolArguments,
+    WriteTableArguments,
+)
 from .constants import ACP_PROTOCOL_VERSION
 from .context import CallContext, ClientInfo, HostTable
 from .dates import resolve_date, resolve_window
@@ -92,6 +102,7 @@ __all__ = [
     "ToolSpec",
     "UnknownBlock",
     "UpstreamError",
+    "WriteTableArguments",
     "check_access",
     "effective_mode",
     "hookimpl",

@@ -35,6 +35,7 @@ from pydantic_core import core_schema
 from .constants import ACP_DATE_ANNOTATION, ACP_INPUT_ANNOTATION, ACP_INPUT_TABLE_REF
 from .dates import DATE_DESCRIPTION, resolve_date
 from .errors import InvalidArguments
+from .rulewords import PYDANTIC_KEYWORDS, rule_words
 
 # Argument names the core owns and injects into every published schema that needs them (6.2, 8.7).
 CORE_ARGUMENTS = ("resource_id", "tables")
@@ -103,6 +104,16 @@ SqlText = Annotated[str, AfterValidator(_not_blank),
 DateText = Annotated[str, AfterValidator(_date_form)]
 StartDate = Annotated[str, AfterValidator(_date_form), Field(json_schema_extra={ACP_DATE_ANNOTATION: "start"})]
 EndDate = Annotated[str, AfterValidator(_date_form), Field(json_schema_extra={ACP_DATE_ANNOTATION: "end"})]
+
+
+class WriteTableArguments(ToolArguments):
+    """A tool that writes a host dataset (8.8) into a table of the source (databases insert_rows, bigquery
+    load_rows): the dataset, the target table and whether to create it. A connector subclasses it, redeclaring
+    ``table`` with its own description of a table id, and adds its own options."""
+
+    table_ref: TableRef = Field(description="Id of a host dataset or report (the host resolves the rows).")
+    table: str = Field(description="The target table.")
+    create_if_missing: bool = Field(False, description="Create it from the dataset's types if absent.")
 
 
 # --- the published schema -------------------------------------------------------------------------------------------
@@ -199,22 +210,10 @@ def refusal_message(model: type[BaseModel], exc: ValidationError) -> str:
 def _rule(kind: str, ctx: dict[str, Any], msg: str, annotation: Any) -> str:
     if kind in ("literal_error", "enum"):
         choices = get_args(_unwrap(annotation)) if get_origin(_unwrap(annotation)) is Literal else ()
-        return f"must be one of {', '.join(map(str, choices))}." if choices else f"{msg}."
-    bounds = {"greater_than_equal": ("at least", "ge"), "greater_than": ("greater than", "gt"),
-              "less_than_equal": ("at most", "le"), "less_than": ("less than", "lt")}
-    if kind in bounds:
-        words, key = bounds[kind]
-        return f"must be {words} {ctx.get(key)}."
-    if kind == "too_short":
-        return f"must have at least {ctx.get('min_length')} item(s)."
-    if kind == "too_long":
-        return f"must have at most {ctx.get('max_length')} item(s)."
-    if kind == "string_too_short":
-        return "must not be empty." if ctx.get("min_length") == 1 else f"must be at least {ctx.get('min_length')} characters."
-    if kind == "string_too_long":
-        return f"must be at most {ctx.get('max_length')} characters."
-    if kind == "string_pattern_mismatch":
-        return f"must match the pattern {ctx.get('pattern')}."
+        return f"{rule_words('enum', choices)}." if choices else f"{msg}."
+    if kind in PYDANTIC_KEYWORDS:
+        keyword, key = PYDANTIC_KEYWORDS[kind]
+        return f"{rule_words(keyword, ctx.get(key))}."
     return f"{msg}."  # pydantic's messages name the rule, never the value
 
 
@@ -330,6 +329,7 @@ __all__ = [
     "StartDate",
     "TableRef",
     "ToolArguments",
+    "WriteTableArguments",
     "check_model",
     "refusal_message",
 ]

@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from .errors import AcpError, CredentialsInvalid, InvalidArguments
+from .rulewords import rule_words
 
 _PRIMITIVES = {"string", "number", "integer", "boolean"}
 _SECRET_NAME = re.compile(r"(pass(word)?|secret|token|private_key|api_key|apikey|service_account|credential)", re.I)
@@ -60,16 +61,8 @@ def _problems(variant: dict[str, Any], values: dict[str, Any]) -> list[str]:
         if v == "required":
             missing = [m for m in rule if m not in values]
             out.append(f"missing required field(s) {', '.join(missing)}")
-        elif v == "type":
-            out.append(f"{field} must be of type {rule}")
-        elif v == "enum":
-            out.append(f"{field} must be one of {', '.join(map(str, rule))}")
-        elif v == "const":
-            out.append(f"{field} has an unexpected value")
-        elif v in ("minLength", "maxLength", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"):
-            out.append(f"{field} must respect {v} {rule}")
         else:
-            out.append(f"{field or 'value'} does not match the schema ({v})")
+            out.append(f"{field or 'value'} {rule_words(v, rule)}")
     for key, prop in (variant.get("properties") or {}).items():
         if isinstance(prop, dict) and prop.get("contentMediaType") == "application/json" and isinstance(values.get(key), str):
             out += json_text_problems(key, prop, values[key])
@@ -107,22 +100,10 @@ def json_text_problems(key: str, prop: dict[str, Any], text: str) -> list[str]:
 
 def _content_problem(key: str, error: Any) -> str:
     where = ".".join([key, *(str(p) for p in error.absolute_path)])
-    v, rule = error.validator, error.validator_value
-    if v == "required":
-        missing = [m for m in rule if not isinstance(error.instance, dict) or m not in error.instance]
+    if error.validator == "required":
+        missing = [m for m in error.validator_value if not isinstance(error.instance, dict) or m not in error.instance]
         return f"{where} lacks {', '.join(missing)}"
-    if v == "type":
-        kinds = rule if isinstance(rule, list) else [rule]
-        return f"{where} must be {' or '.join('a JSON ' + k if k in ('object', 'array') else k for k in kinds)}"
-    if v == "const":
-        return f"{where} must be {json.dumps(rule)}"
-    if v == "enum":
-        return f"{where} must be one of {', '.join(map(str, rule))}"
-    if v == "not":
-        return f"{where} is not accepted here"
-    if v == "additionalProperties":
-        return f"{where} has fields that are not accepted"
-    return f"{where} does not match the expected form ({v})"
+    return f"{where} {rule_words(error.validator, error.validator_value, json_text=True)}"
 
 
 def _choose_variant(schema: dict[str, Any], values: dict[str, Any]) -> dict[str, Any]:

@@ -9,6 +9,7 @@ from .arguments import CORE_ARGUMENTS, ToolArguments
 from .declarations import BlockSpec, ConnectorInfo, ToolSpec
 from .effective import NEVER_ARGUMENTS, SYSTEM_KEYS
 from .errors import InvalidArguments
+from .rulewords import rule_words
 
 # Published on every server and, through a host such as the bridge, once per source: brief (issue 23.3).
 AUTOCONTEXT_DESCRIPTION = (
@@ -123,22 +124,8 @@ def validate_arguments(schema: dict[str, Any], arguments: dict[str, Any]) -> Non
 
 
 def _describe(error: Any) -> str:
-    # Our own wording: jsonschema messages echo whole values, which may be long.
-    v = error.validator
-    if v == "required":
+    # Our own wording (rulewords.py, as a model's refusal): jsonschema messages echo whole values, which may be long.
+    if error.validator == "required":
         missing = [m for m in error.validator_value if m not in (error.instance or {})]
         return f"missing required argument(s) {', '.join(missing)}."
-    if v == "type":
-        return f"must be of type {error.validator_value}."
-    if v == "enum":
-        return f"must be one of {', '.join(map(str, error.validator_value))}."
-    # The same words as a model's refusal (arguments.py).
-    words = {"minimum": "must be at least", "maximum": "must be at most", "exclusiveMinimum": "must be greater than",
-             "exclusiveMaximum": "must be less than", "minItems": "must have at least", "maxItems": "must have at most",
-             "minLength": "must be at least", "maxLength": "must be at most"}
-    if v in words:
-        unit = {"minItems": " item(s)", "maxItems": " item(s)", "minLength": " characters", "maxLength": " characters"}
-        return f"{words[v]} {error.validator_value}{unit.get(v, '')}."
-    if v == "uniqueItems":
-        return "items must be unique."
-    return f"does not match the schema ({v})."
+    return f"{rule_words(error.validator, error.validator_value)}."

@@ -3,7 +3,7 @@ parsed object (the cost preflight gets the same object). A light module: declara
 
 from __future__ import annotations
 
-from analytics_acp import DateText, SqlText, TableRef, ToolArguments
+from analytics_acp import DateText, SqlText, ToolArguments, WriteTableArguments
 from analytics_acp.dates import has_template
 from pydantic import Field, model_validator
 
@@ -32,9 +32,7 @@ class ValidateQueryArguments(QueryArguments):
     query: SqlText = Field(description="The query to check.")
 
 
-class LoadRowsArguments(ToolArguments):
+class LoadRowsArguments(WriteTableArguments):
     """load_rows: a host dataset (8.8) appended to a table."""
 
-    table_ref: TableRef = Field(description="Id of a host dataset or report (the host resolves the rows).")
     table: str = Field(description="<table> (in the resource's dataset), <dataset>.<table> or <project>.<dataset>.<table>.")
-    create_if_missing: bool = Field(False, description="Create it from the dataset's types if absent.")

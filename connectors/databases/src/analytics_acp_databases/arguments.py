@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from analytics_acp import SqlText, TableRef, ToolArguments
+from analytics_acp import SqlText, ToolArguments, WriteTableArguments
 from analytics_acp.dates import has_template
 from pydantic import Field, field_validator
 
@@ -32,10 +32,8 @@ class ValidateSql(ToolArguments):
     sql: SqlText = Field(description="The query; date markers may stay.")
 
 
-class InsertRows(ToolArguments):
+class InsertRows(WriteTableArguments):
     """insert_rows: a host dataset (8.8) into a table."""
 
-    table_ref: TableRef = Field(description="Id of a host dataset or report (the host resolves the rows).")
     table: str = Field(description="Target table, relative to resource_id or a full id.")
-    create_if_missing: bool = Field(False, description="Create it from the dataset's types if absent.")
     mode: Literal["append", "replace"] = Field("append", description="replace empties the table first (access_mode full).")
