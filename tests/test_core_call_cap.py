@@ -41,6 +41,11 @@ def _answer(i, server_request=False):
     return SessionMessage(types.JSONRPCResponse(jsonrpc="2.0", id=i, result={}))
 
 
+def _read_table(i):
+    """The server's own request (8.8), written to the client: until the client answers it, the client owes."""
+    return SessionMessage(types.JSONRPCRequest(jsonrpc="2.0", id=i, method="acp/read_table", params={"ref": "t"}))
+
+
 def _cancel(i):
     return SessionMessage(types.JSONRPCNotification(jsonrpc="2.0", method="notifications/cancelled",
                                                     params={"requestId": i}))
@@ -135,8 +140,7 @@ async def test_notifications_keep_their_place_and_answers_to_the_server_never_wa
         for i in (1, 2, 3):
             await wire.send(_request(i))  # 3 waits for a place
         assert [(await wire.handed()).message.id for _ in range(2)] == [1, 2]
-        await wire.answered(SessionMessage(types.JSONRPCRequest(jsonrpc="2.0", id=7, method="acp/read_table",
-                                                                 params={"ref": "t"})))
+        await wire.answered(_read_table(7))
         assert wire.gate.client_owes
         note = SessionMessage(types.JSONRPCNotification(jsonrpc="2.0", method="notifications/roots/list_changed"))
         await wire.send(note)  # read (the client owes an answer), kept behind call 3
@@ -157,8 +161,7 @@ async def test_while_the_client_owes_an_answer_calls_are_held_up_to_the_cap_then
         for i in (1, 2):
             await wire.send(_request(i))
             await wire.handed()
-        await wire.answered(SessionMessage(types.JSONRPCRequest(jsonrpc="2.0", id=1, method="acp/read_table",
-                                                                 params={"ref": "t"})))
+        await wire.answered(_read_table(1))
         for i in (3, 4, 5):
             await wire.send(_request(i))  # 3 and 4 held (not run), 5 refused: nothing waits unread
         assert await wire.nothing_handed() and wire.gate.in_progress == 2
@@ -181,8 +184,7 @@ async def test_a_cancelled_call_frees_its_place_and_a_held_one_never_reaches_the
     async def body(wire):
         await wire.send(_request(1))
         running = await wire.handed()
-        await wire.answered(SessionMessage(types.JSONRPCRequest(jsonrpc="2.0", id=9, method="acp/read_table",
-                                                                 params={"ref": "t"})))
+        await wire.answered(_read_table(9))
         await wire.send(_request(2))
         await wire.send(_cancel(2))  # held: dropped with its cancel, so no answer is ever written for it
         await wire.send(_cancel(1))  # running: the server gets the cancel
@@ -218,8 +220,7 @@ async def test_an_answer_or_a_cancel_with_the_id_as_text_correlates_as_the_sdk_d
     async def body(wire):
         await wire.send(_request(1))
         await wire.handed()
-        await wire.answered(SessionMessage(types.JSONRPCRequest(jsonrpc="2.0", id=7, method="acp/read_table",
-                                                                 params={"ref": "t"})))
+        await wire.answered(_read_table(7))
         await wire.send(_request(2))  # held while the client owes the answer
         await wire.send(_cancel("2"))  # the held call is dropped: the SDK never sees it, nor its cancel
         await wire.send(_answer("7"))
@@ -236,8 +237,7 @@ async def test_stdin_ending_answers_held_calls_connection_closed_and_ends_the_lo
     async def body(wire):
         await wire.send(_request(1))
         await wire.handed()
-        await wire.answered(SessionMessage(types.JSONRPCRequest(jsonrpc="2.0", id=1, method="acp/read_table",
-                                                                 params={"ref": "t"})))
+        await wire.answered(_read_table(1))
         await wire.send(_request(2))
         await wire.up.aclose()  # EOF
         await _settle()
