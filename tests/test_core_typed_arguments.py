@@ -153,6 +153,13 @@ def test_a_cross_field_refusal_is_typed_and_the_tool_never_runs(runtime):
     ({"limit": SECRET}, "Invalid limit: must be of type integer."),
     ({"bogus": SECRET}, "Unknown argument(s) bogus. Accepted arguments: start_date, end_date, sql, source, url, limit"),
     ({"credentials": {"api_key": SECRET}}, "credentials cannot be passed as tool arguments"),
+    # JSON numbers the core cannot carry (orjson stops at 64-bit integers and writes NaN as null): refused by name,
+    # with the field's own rule where it has one, never a TypeError turned ACP_UPSTREAM_ERROR or a silent null.
+    ({"limit": 2**70}, "Invalid limit: must be at most 100."),
+    ({"steps": [{"kind": "wait", "ms": -(2**64)}]}, "Invalid steps.0.ms: must be at least 0."),
+    ({"label": 2**64}, "Invalid label: must be of type string."),
+    ({"limit": float("nan")}, "Invalid limit: must be a finite number."),
+    ({"steps": [{"kind": "wait", "ms": float("inf")}]}, "Invalid steps.0.ms: must be a finite number."),
 ])
 def test_refusals_name_the_field_and_the_rule_never_the_value(runtime, arguments, message):
     result = _call(runtime, arguments)
@@ -165,6 +172,18 @@ def test_a_top_level_null_is_an_omitted_argument():
     assert Window.parse({"limit": None, "steps": None, "start_date": None}).limit == 10
     with pytest.raises(InvalidArguments, match=r"^Invalid steps\.0\.ms: must be of type integer"):  # nested: not omitted
         Window.parse({"steps": [{"kind": "wait", "ms": "5"}]})
+
+
+def test_an_integer_past_64_bits_is_refused_where_no_rule_bounds_it():
+    class Count(ToolArguments):
+        n: int
+        tags: list[int] = []
+
+    assert Count.parse({"n": 2**63 - 1}).n == 2**63 - 1
+    with pytest.raises(InvalidArguments, match=r"^Invalid n: must be at most 9223372036854775807\.$"):
+        Count.parse({"n": 2**63})
+    with pytest.raises(InvalidArguments, match=r"^Invalid tags\.1: must be at least -9223372036854775808\.$"):
+        Count.parse({"n": 1, "tags": [1, -(2**63) - 1]})
 
 
 def test_a_union_refusal_names_the_accepted_types():

@@ -8,6 +8,7 @@ JSON-RPC error of ``too_large_error``, carrying the request's id when its first 
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import orjson
@@ -19,7 +20,10 @@ from .requestids import id_in_prefix
 
 def check_arguments_size(name: str, arguments: dict[str, Any]) -> None:
     """Raise ACP_INVALID_ARGUMENTS when ``arguments`` are more than ACP_MAX_ARGUMENTS_BYTES of JSON."""
-    size = len(orjson.dumps(arguments, default=str))
+    try:
+        size = len(orjson.dumps(arguments, default=str))
+    except TypeError:  # an integer past 64 bits: the stdlib writes it (the argument model then refuses it by name)
+        size = len(json.dumps(arguments, default=str))
     if size > ACP_MAX_ARGUMENTS_BYTES:
         raise InvalidArguments(
             f"The arguments of {name} are {size:,} bytes; the maximum is {ACP_MAX_ARGUMENTS_BYTES:,} bytes (1 MiB). "

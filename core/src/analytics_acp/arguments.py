@@ -21,6 +21,8 @@ from __future__ import annotations
 
 import copy
 import inspect
+import math
+import re
 import types
 import typing
 from collections.abc import Mapping
@@ -53,8 +55,19 @@ class ToolArguments(BaseModel):
 
         A top-level ``null`` means the argument was left out (its default applies): models often write them.
         """
+        given = {k: v for k, v in raw.items() if v is not None}
         try:
-            return cls.model_validate_json(orjson.dumps({k: v for k, v in raw.items() if v is not None}))
+            data = orjson.dumps(given)
+        except TypeError:  # orjson stops at 64-bit integers (unsigned: 2**63 passes, and no source takes it)
+            data = None
+        if data is None or b"null" in data or _LONG_DIGITS.search(data):  # NaN and Infinity are written as null
+            bad = _unwritable_number(given, [])
+            if bad is not None:
+                raise InvalidArguments(_number_refusal(cls, *bad))
+            if data is None:
+                raise TypeError(f"{cls.__name__}.parse takes JSON values only")
+        try:
+            return cls.model_validate_json(data)
         except ValidationError as exc:
             raise InvalidArguments(refusal_message(cls, exc)) from None
 
@@ -264,10 +277,10 @@ def _walk(model: type[BaseModel], loc: tuple[Any, ...]) -> tuple[list[str | int]
     return path, current, False
 
 
-def _published_types(model: type[BaseModel], path: list[str | int]) -> list[str]:
-    """The JSON types the published schema gives at ``path`` ([] where it says nothing, e.g. inside a hidden item)."""
+def _published_node(model: type[BaseModel], path: list[str | int]) -> dict[str, Any]:
+    """The published schema's node at ``path`` ({} where it says nothing, e.g. inside a hidden item)."""
     if not (isinstance(model, type) and issubclass(model, ToolArguments)):
-        return []
+        return {}
     node: Any = _schema_of(model)
     for part in path:
         if isinstance(part, str) and isinstance(node.get("properties"), dict) and part in node["properties"]:
@@ -275,9 +288,50 @@ def _published_types(model: type[BaseModel], path: list[str | int]) -> list[str]
         elif isinstance(part, int) and isinstance(node.get("items"), dict):
             node = node["items"]
         else:
-            return []
+            return {}
+    return node if isinstance(node, dict) else {}
+
+
+def _published_types(model: type[BaseModel], path: list[str | int]) -> list[str]:
+    """The JSON types the published schema gives at ``path`` ([] where it says nothing)."""
+    node = _published_node(model, path)
     options = node.get("anyOf") or [node]
     return [o["type"] for o in options if isinstance(o, dict) and isinstance(o.get("type"), str)]
+
+
+INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
+_LONG_DIGITS = re.compile(rb"\d{19}")  # a number that may be past INT64_MAX (19 digits): then the values are walked
+
+
+def _unwritable_number(value: Any, path: list[str | int]) -> tuple[list[str | int], int | float] | None:
+    """The first number in ``value`` JSON cannot carry here, with its path: an integer past 64 bits (orjson's range,
+    and every source's: SQL engines, BigQuery INT64) or NaN/Infinity (not JSON; the SDK's parser lets them in)."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return (path, value) if not INT64_MIN <= value <= INT64_MAX else None
+    if isinstance(value, float):
+        return None if math.isfinite(value) else (path, value)
+    items = value.items() if isinstance(value, dict) else enumerate(value) if isinstance(value, list | tuple) else ()
+    for key, item in items:
+        if (found := _unwritable_number(item, [*path, key])) is not None:
+            return found
+    return None
+
+
+def _number_refusal(model: type[BaseModel], path: list[str | int], value: int | float) -> str:
+    """The refusal of such a number: the field's type when it takes no number, else the rule it breaks (the field's
+    own bound when it has one, the 64-bit range otherwise), or "finite"."""
+    where = _dotted(path)
+    shown = _published_types(model, path)
+    if shown and not {"integer", "number"} & set(shown):
+        return f"Invalid {where}: must be of type {' or '.join(shown)}."
+    if isinstance(value, float):
+        return f"Invalid {where}: must be a finite number."
+    node = _published_node(model, path)
+    keys, default = (("maximum", "exclusiveMaximum"), INT64_MAX) if value > 0 else (("minimum", "exclusiveMinimum"), INT64_MIN)
+    keyword, bound = next(((k, node[k]) for k in keys if k in node), (keys[0], default))
+    return f"Invalid {where}: {rule_words(keyword, bound)}."
 
 
 def _accepted_keys(model: type[BaseModel], loc: tuple[Any, ...]) -> list[str]:
