@@ -262,6 +262,17 @@ def test_a_hand_written_input_schema_is_a_load_error_naming_the_change():
     assert "declare `arguments=<a ToolArguments model>` instead" in text and "typed tool arguments" in text
 
 
+def test_a_tool_spec_can_be_copied_with_dataclasses_replace():
+    import dataclasses
+
+    tool = ToolSpec(name="rows", description="Rows.", run=_run, arguments=Window)
+    copy = dataclasses.replace(tool, title="Rows again")  # was the "declares input_schema by hand" TypeError
+    assert copy.title == "Rows again" and copy.arguments is Window and copy.input_schema is None
+    assert copy == dataclasses.replace(copy)
+    with pytest.raises(TypeError, match="declares input_schema by hand"):
+        dataclasses.replace(tool, input_schema={"type": "object"})
+
+
 def test_an_extension_plugin_tool_follows_the_same_rule(monkeypatch):
     """Decision (issue 38.1): an extension's tools are published and called like a connector's, so they declare an
     argument model too; the old form fails the load the same way."""

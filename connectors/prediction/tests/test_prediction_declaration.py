@@ -11,6 +11,7 @@ from xml.etree import ElementTree
 
 import yaml
 from analytics_acp import NO_RESOURCE
+from analytics_acp.calls import ConnectorRuntime
 from analytics_acp.plugins import available_connectors, load_connector
 
 PACKAGE = Path(__file__).resolve().parents[1]
@@ -33,16 +34,23 @@ def test_entry_point_and_declaration():
     assert loaded.tools["plot"].kind == "info"
 
 
+def _published(loaded):
+    """Each tool's inputSchema as the server publishes it (resource_id injected where a tool needs one)."""
+    state = ConnectorRuntime(loaded).state
+    return {name: state.published_schema(tool) for name, tool in loaded.tools.items()}
+
+
 def test_tools_need_no_resource_and_mark_table_ref():
     loaded = load_connector("prediction")
+    schemas = _published(loaded)
     for tool in loaded.tools.values():
         assert tool.needs_resource is False and tool.needs_credentials is False
-        props = tool.input_schema["properties"]
+        props = schemas[tool.name]["properties"]
         assert "resource_id" not in props  # 6.2, 8.8.2
         assert props["table_ref"]["x-acp-input"] == "table_ref"
         assert "not rows, not SQL" in props["table_ref"]["description"]
-        assert "table_ref" in tool.input_schema["required"]
-    forecast = loaded.tools["forecast"].input_schema
+        assert "table_ref" in schemas[tool.name]["required"]
+    forecast = schemas["forecast"]
     assert forecast["required"] == ["table_ref", "time_column", "value_column", "horizon"]
     assert {"holt_winters", "ets", "sarimax", "arima", "theta", "seasonal_naive", "auto"} <= set(
         forecast["properties"]["method"]["enum"]
@@ -51,8 +59,9 @@ def test_tools_need_no_resource_and_mark_table_ref():
 
 def test_published_text_is_english_json():
     loaded = load_connector("prediction")
+    schemas = _published(loaded)
     text = json.dumps([loaded.info.description, loaded.info.instructions] +
-                      [[t.description, t.input_schema] for t in loaded.tools.values()])
+                      [[t.description, schemas[t.name]] for t in loaded.tools.values()])
     for word in (" los ", " las ", " para ", " tabla", "previsión", " datos "):
         assert word not in text.lower()
 

@@ -9,7 +9,7 @@ they fill these objects and the core turns them into the ACP wire format.
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Iterable, Sequence
-from dataclasses import InitVar, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -227,26 +227,18 @@ class ToolSpec:
     paid: bool = False  # the estimate_cost hook runs before it (9.2)
     read_only_hint: bool = True  # MCP annotation readOnlyHint
     default: bool = False  # first of extraction_tools (the default tool, 4.2)
-    input_schema: InitVar[dict[str, Any] | None] = None  # removed: refused below
+    # The form before typed arguments, kept only to refuse it by name (the published schema comes from ``arguments``:
+    # ``tool.arguments.published_schema()``). A plain field, so ``dataclasses.replace`` copies a ToolSpec.
+    input_schema: dict[str, Any] | None = field(default=None, repr=False, compare=False)
 
-    def __post_init__(self, input_schema: dict[str, Any] | None) -> None:
-        if input_schema is not None:
+    def __post_init__(self) -> None:
+        if self.input_schema is not None:
             raise TypeError(
                 f"ToolSpec(name={self.name!r}) declares input_schema by hand: declare `arguments=<a ToolArguments "
                 f"model>` instead; the core publishes its schema and hands run() the parsed arguments "
                 f"({TYPED_ARGUMENTS_SINCE}; see README, How to write one)."
             )
         check_model(self.name, self.arguments)
-
-
-def _generated_input_schema(self: ToolSpec) -> dict[str, Any]:
-    """The schema generated from ``arguments`` (a copy), before the core injects resource_id and tables."""
-    return self.arguments.published_schema()
-
-
-# Read, ``tool.input_schema`` is now the generated schema; passed to the constructor, it is the load error above.
-# (The dataclass __init__ keeps its InitVar parameter: it was generated before this property replaced the default.)
-ToolSpec.input_schema = property(_generated_input_schema)  # type: ignore[attr-defined]
 
 
 BlockFetch = Callable[[str, "CallContext"], Any | Awaitable[Any]] | LazyRef
