@@ -67,6 +67,21 @@ async def test_resource_required_and_default_6():
         assert res.system_info["resource_id"] == "acc9"
 
 
+async def test_null_for_any_argument_means_left_out_the_core_s_own_too():
+    # Clients that send every optional parameter, null when unset, must pass on their first call (autocontext).
+    async with mini_in_process() as c:
+        meta = {**M, "default_resource_id": "acc9"}
+        res = await c.call_tool("extract", {"n": 2, "resource_id": None, "start_date": None}, meta=meta)
+        assert not res.is_error, res.error
+        assert res.system_info["resource_id"] == "acc9" and "resource_id" not in res.system_info["arguments"]
+        res = await c.call_tool("multi", {"resource_id": "acc1", "tables": None}, meta=M)
+        assert not res.is_error and res.system_info["tables_selected"] == ["events", "pages"]  # the defaults
+        res = await c.call_tool("autocontext", {"resource_id": None, "query": None, "request_data": None}, meta=M)
+        assert not res.is_error and res.model_response["resources"]
+        res = await c.call_tool("extract", {"n": 1, "row_limit": None, "resource_id": "acc1"}, meta=M)
+        assert not res.is_error  # null sets nothing: not a limit passed as an argument (5.4)
+
+
 async def test_unknown_tool_and_bad_arguments_are_typed():
     async with mini_in_process() as c:
         res = await c.call_tool("nope", {}, meta=M)

@@ -106,7 +106,9 @@ class ConnectorRuntime:
         send_progress: SendProgress | None = None,
     ) -> dict[str, Any]:
         """Run one tools/call and return the CallToolResult dict. Never raises for tool errors (12.1)."""
-        arguments = dict(arguments or {})
+        # A top-level null is an argument left out, for every tool and the core's own arguments (resource_id,
+        # tables), as ToolArguments.parse reads it: many clients send each optional parameter, null when unset.
+        arguments = {k: v for k, v in (arguments or {}).items() if v is not None}
         meta = meta if isinstance(meta, dict) else {}
         d = self.info.defaults
         record = CallRecord(
