@@ -262,6 +262,31 @@ def test_a_hand_written_input_schema_is_a_load_error_naming_the_change():
     assert "declare `arguments=<a ToolArguments model>` instead" in text and "typed tool arguments" in text
 
 
+def test_a_hook_reading_the_arguments_as_a_dict_gets_an_error_naming_the_change():
+    class OldStyle:
+        """An extension written before typed arguments: its estimate reads a dict."""
+
+        @staticmethod
+        @hookimpl
+        def estimate_cost(tool: ToolSpec, arguments: Any, ctx: Any) -> float:
+            return 0.01 * int(arguments.get("limit", 10))
+
+    loaded = load_connector(_module("typed_connector_old_hook", _Connector), extensions=False)
+    loaded.pm.register(_module("old_style_extension", OldStyle))
+    result = _call(ConnectorRuntime(loaded), {"limit": 3})
+    error = result["_meta"]["acp"]["error"]
+    assert error["name"] == "ACP_UPSTREAM_ERROR" and (
+        "Tool arguments are a typed Window since analytics-acp 0.1, typed tool arguments, not a dict: read "
+        "arguments.limit instead of arguments.get('limit')") in error["message"]
+    parsed = Window.parse({"limit": 3})
+    with pytest.raises(TypeError, match=r"read ctx\.resource_id \(the core resolves resource_id\) instead of "
+                                        r"arguments\['resource_id'\]"):
+        parsed["resource_id"]
+    with pytest.raises(TypeError, match=r"read arguments\.sql instead of 'sql' in arguments"):
+        "sql" in parsed  # noqa: B015
+    assert parsed.limit == 3 and parsed.given() == {"limit": 3}
+
+
 def test_a_tool_spec_can_be_copied_with_dataclasses_replace():
     import dataclasses
 

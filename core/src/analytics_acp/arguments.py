@@ -41,6 +41,8 @@ from .rulewords import PYDANTIC_KEYWORDS, rule_words
 
 # Argument names the core owns and injects into every published schema that needs them (6.2, 8.7).
 CORE_ARGUMENTS = ("resource_id", "tables")
+# Named in the errors met by code written before typed arguments (issue 38.1).
+TYPED_ARGUMENTS_SINCE = "analytics-acp 0.1, typed tool arguments"
 
 
 class ToolArguments(BaseModel):
@@ -76,6 +78,30 @@ class ToolArguments(BaseModel):
         ``Extraction.arguments`` (system_info.arguments, 8.4) next to the values it applied."""
         given: dict[str, Any] = self.model_dump(mode="json", by_alias=True, exclude_unset=True)
         return given
+
+    # A hook or tool written before typed arguments reads a dict (``arguments.get("n")``): an error naming the change,
+    # not an AttributeError. Nothing in a signature tells the two forms apart at load, so it is said at the first read.
+    def get(self, key: str, default: Any = None) -> Any:
+        """Refused: read the attribute (``arguments.n``); see :meth:`_dict_read`."""
+        raise self._dict_read(key, f"arguments.get({key!r})")
+
+    def __getitem__(self, key: str) -> Any:
+        raise self._dict_read(key, f"arguments[{key!r}]")
+
+    def __contains__(self, key: object) -> bool:
+        raise self._dict_read(key, f"{key!r} in arguments")
+
+    def _dict_read(self, key: object, form: str) -> TypeError:
+        """The TypeError for a dict-style read: which attribute to read instead (or ctx for the core's own)."""
+        field = next((n for n, f in type(self).model_fields.items() if key in (n, f.alias)), None)
+        if field is not None:
+            instead = f"arguments.{field}"
+        elif key in CORE_ARGUMENTS:
+            instead = f"ctx.{key} (the core resolves {key})"
+        else:
+            instead = f"an attribute of {type(self).__name__} ({', '.join(type(self).model_fields) or 'none'})"
+        return TypeError(f"Tool arguments are a typed {type(self).__name__} since {TYPED_ARGUMENTS_SINCE}, not a dict: "
+                         f"read {instead} instead of {form} (arguments.given() is a dict of what the model gave).")
 
     @classmethod
     def published_schema(cls) -> dict[str, Any]:

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from .arguments import NoArguments, ToolArguments, check_model
+from .arguments import TYPED_ARGUMENTS_SINCE, NoArguments, ToolArguments, check_model
 from .constants import ACP_DEFAULT_FIELD_LIMIT
 from .lazy import LazyRef
 
@@ -195,8 +195,6 @@ SetupCheck = Callable[[dict[str, Any] | None, dict[str, Any]], None] | LazyRef
 # It receives the tool's parsed argument model (a ToolArguments instance) and the call context.
 ToolRun = Callable[[Any, "CallContext"], Any | Awaitable[Any]] | LazyRef
 
-# Named in the load error of a connector written before typed arguments (issue 38.1).
-TYPED_ARGUMENTS_SINCE = "analytics-acp 0.1, typed tool arguments"
 
 
 @dataclass

@@ -57,7 +57,7 @@ def credentials_resource(credentials: dict[str, Any] | None, config: dict[str, A
 @hookspec(firstresult=True)
 def estimate_cost(tool: ToolSpec, arguments: ToolArguments, ctx: CallContext) -> CostEstimate | float | None:
     """Return a ``CostEstimate`` (or USD float) for a paid tool call before it runs (9.2); ``arguments`` is the
-    tool's parsed argument model."""
+    tool's parsed argument model (read its attributes: a dict-style read raises a TypeError naming the change)."""
 
 
 @hookspec(firstresult=True)
