@@ -77,3 +77,94 @@ def test_a_request_past_the_cap_waits_then_gets_a_typed_refusal_and_the_session_
             assert json.loads(next(events)["result"]["content"][0]["text"])["sum"] == 9
         listed = _tools_list(http, url, session, 4)
         assert listed.status_code == 200 and "sum_table" in listed.text  # places came back
+
+
+def test_past_as_many_waiting_requests_as_places_the_next_is_refused_at_once():
+    """In memory, through the wrappers the HTTP app stacks (RequestIdGuard parses the body once, SessionCallCap
+    reads what it found): CAP requests in progress, CAP more waiting (each holds its body while it waits), and the
+    next one refused at once instead of joining them (the waiters were unbounded)."""
+    import anyio
+    from analytics_acp.call_cap import CapSettings
+    from analytics_acp.http_app import RequestIdGuard
+    from analytics_acp.http_call_cap import SessionCallCap
+
+    release = anyio.Event()
+    served: list[int] = []
+    answers: dict[int, tuple[int, dict]] = {}
+
+    async def app(scope, receive, send):  # the SDK stand-in: answers once released
+        body = json.loads((await receive())["body"])
+        await release.wait()
+        served.append(body["id"])
+        await send({"type": "http.response.start", "status": 200, "headers": []})
+        await send({"type": "http.response.body", "body": b"{}"})
+
+    stack = RequestIdGuard(SessionCallCap(app, CapSettings(max_calls=CAP, busy_wait_s=60)))
+
+    async def post(i: int) -> None:
+        sent: list[dict] = []
+        body = json.dumps({"jsonrpc": "2.0", "id": i, "method": "tools/list"}).encode()
+        incoming = [{"type": "http.request", "body": body, "more_body": False}]
+
+        async def receive():
+            return incoming.pop(0) if incoming else await anyio.sleep_forever()
+
+        async def send(message):
+            sent.append(message)
+
+        scope = {"type": "http", "method": "POST", "path": "/mcp", "headers": [(b"mcp-session-id", b"s1")]}
+        await stack(scope, receive, send)
+        answers[i] = (sent[0]["status"], json.loads(sent[1]["body"]) if sent[1]["body"] != b"{}" else {})
+
+    async def main():
+        with anyio.fail_after(10):
+            async with anyio.create_task_group() as tg:
+                for i in range(2 * CAP):  # CAP take the places, CAP wait for one
+                    tg.start_soon(post, i)
+                await anyio.wait_all_tasks_blocked()
+                await post(99)  # refused at once: nothing waited 60 s
+                assert list(answers) == [99] and not served
+                release.set()
+
+    anyio.run(main)
+    status, body = answers[99]
+    assert status == 429 and body["error"]["code"] == -32051 and body["id"] == 99
+    assert f"{CAP} more requests already wait for a place" in body["error"]["message"]
+    assert sorted(served) == list(range(2 * CAP)) and all(answers[i][0] == 200 for i in range(2 * CAP))
+
+
+def test_a_post_body_is_parsed_once_before_the_sdk(monkeypatch):
+    """RequestIdGuard parses the body; the calls cap and the cancel of a closed stream read what it found on the scope
+    (they each buffered and parsed it again)."""
+    import anyio
+    import orjson
+    from analytics_acp.call_cap import CapSettings
+    from analytics_acp.http_app import RequestIdGuard
+    from analytics_acp.http_call_cap import SessionCallCap
+    from analytics_acp.http_cancel import CancelOnClose
+
+    parses = []
+    loads = orjson.loads
+    monkeypatch.setattr(orjson, "loads", lambda raw: parses.append(len(raw)) or loads(raw))
+    got: list[dict] = []
+
+    async def app(scope, receive, send):  # the SDK stand-in: reads the body, then the client goes away
+        message = await receive()
+        if message["type"] == "http.request":
+            got.append(json.loads(message["body"]))
+        await receive()
+
+    body = json.dumps({"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {"name": "t"}}).encode()
+    incoming = [{"type": "http.request", "body": body, "more_body": False}, {"type": "http.disconnect"}]
+
+    async def receive():
+        return incoming.pop(0) if incoming else {"type": "http.disconnect"}
+
+    async def send(message):
+        pass
+
+    scope = {"type": "http", "method": "POST", "path": "/mcp", "headers": [(b"mcp-session-id", b"s1")]}
+    stack = RequestIdGuard(SessionCallCap(CancelOnClose(app), CapSettings(max_calls=CAP, busy_wait_s=1)))
+    anyio.run(stack, scope, receive, send)
+    assert parses == [len(body)]
+    assert got[0]["id"] == 7 and got[1]["method"] == "notifications/cancelled" and got[1]["params"]["requestId"] == 7

@@ -9,6 +9,7 @@ import subprocess
 
 import mcp_types as types
 import orjson
+from analytics_acp.constants import ACP_MAX_MESSAGE_BYTES
 from analytics_acp.server_stdio import DEFERRED_KEY, DeferredMeta, encode, parse
 from core_helpers import CREDS, env, serve_command
 
@@ -423,3 +424,51 @@ def test_calls_waiting_for_the_clients_tables_never_deadlock_the_capped_reader()
     busy = answers[5]["error"]
     assert busy["code"] == -32051 and busy["data"] == {"name": "SERVER_BUSY", "max_calls_in_progress": cap}
     assert "2 calls in progress" in busy["message"] and "then send it again" in busy["message"]
+
+
+def test_only_the_clients_answers_skip_the_line_limit_while_it_owes_one():
+    # Issue 38.6 review: while the client owes the answer to acp/read_table, its requests keep the 4 MiB line limit
+    # (only an answer may be big: an inline host table); an answer naming the id as text ends the debt as the SDK
+    # reads it (correlation_key), so the next big request is refused too.
+    init = {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "clientInfo": {"name": "t", "version": "1"},
+        "capabilities": {"experimental": {"acp": {"version": "1.0", "stores_system_data": True, "host_tables": True}}}}}
+    big = "x" * (ACP_MAX_MESSAGE_BYTES + 1000)
+
+    def big_call(i):
+        return orjson.dumps({"jsonrpc": "2.0", "id": i, "method": "tools/call", "params": {
+            "name": "sum_table", "arguments": {"table_ref": big, "column": "v"}}}) + b"\n"
+
+    proc = subprocess.Popen(serve_command(), env=env(), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.DEVNULL)
+    try:
+        call = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {
+            "name": "sum_table", "arguments": {"table_ref": "t", "column": "v"}}}
+        proc.stdin.write(b"".join(orjson.dumps(m) + b"\n" for m in
+                                  [init, {"jsonrpc": "2.0", "method": "notifications/initialized"}, call]))
+        proc.stdin.flush()
+        stdout = _Lines(proc.stdout)
+        asked = orjson.loads(stdout.until('"acp/read_table"'))
+        proc.stdin.write(big_call(2))  # a request while the client owes: refused unread, with its id
+        proc.stdin.flush()
+        refused = orjson.loads(stdout.until('"id":2'))
+        assert refused["error"]["code"] == -32017 and "larger than" in refused["error"]["message"]
+        rows = [{"v": 1, "pad": big[:1_000_000]}] * 5  # a table past 4 MiB
+        answer = {"jsonrpc": "2.0", "id": str(asked["id"]), "result": {
+            "format": "inline", "headers": [{"name": "v", "type": "integer"}, {"name": "pad", "type": "string"}],
+            "table": rows}}
+        line = orjson.dumps(answer) + b"\n"
+        assert len(line) > ACP_MAX_MESSAGE_BYTES
+        proc.stdin.write(line)
+        proc.stdin.flush()
+        summed = orjson.loads(stdout.until('"id":1'))
+        assert not summed["result"].get("isError"), summed
+        assert orjson.loads(summed["result"]["content"][0]["text"])["sum"] == len(rows)
+        proc.stdin.write(big_call(3))  # the debt is paid: the limit holds again
+        proc.stdin.flush()
+        assert orjson.loads(stdout.until('"id":3'))["error"]["code"] == -32017
+        proc.stdin.close()
+        proc.wait(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()

@@ -26,7 +26,7 @@ from .argument_limits import too_large_error
 from .call_cap import CapSettings, settings_from_env
 from .http_call_cap import SessionCallCap
 from .http_cancel import CancelOnClose
-from .requestids import head, invalid_id_error
+from .requestids import REQUEST_SCOPE_KEY, RequestHead, head, screen
 from .runtime import FILE_URL_SCOPE_KEY, AcpServer
 
 FILE_TTL_S = 300
@@ -136,7 +136,8 @@ class BearerGuard:
 
 class RequestIdGuard:
     """ASGI wrapper: a POST whose JSON-RPC id is not a string or an integer gets HTTP 400 with a
-    JSON-RPC error (-32600, id null) instead of the SDK's 202 and silence (requestids.py)."""
+    JSON-RPC error (-32600, id null) instead of the SDK's 202 and silence (requestids.py). It parses the body once
+    and leaves the request it holds on the scope (``REQUEST_SCOPE_KEY``) for the wrappers inside."""
 
     def __init__(self, app: Any, max_body: int = CHECKED_BODY_BYTES):
         self.app = app
@@ -173,13 +174,16 @@ class RequestIdGuard:
             await send({"type": "http.response.body", "body": json.dumps(error).encode()})
             return
         if complete:
-            error = invalid_id_error(b"".join(m.get("body", b"") for m in buffered))
+            # The one parse of the body before the SDK's: the wrappers inside read its request off the scope.
+            error, request = screen(b"".join(m.get("body", b"") for m in buffered))
             if error is not None:
                 body = json.dumps(error).encode()
                 await send({"type": "http.response.start", "status": 400,
                             "headers": [(b"content-type", b"application/json")]})
                 await send({"type": "http.response.body", "body": body})
                 return
+            if request is not None:
+                scope = {**scope, REQUEST_SCOPE_KEY: RequestHead(request["id"], str(request["method"]))}
 
         async def replay() -> dict[str, Any]:
             return buffered.pop(0) if buffered else await receive()

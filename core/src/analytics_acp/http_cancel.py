@@ -13,7 +13,7 @@ from typing import Any
 
 import anyio
 
-from .requestids import request_in, usable_id
+from .requestids import REQUEST_SCOPE_KEY, RequestHead
 
 CANCEL_BOUND_S = 5.0  # handing a closed stream's cancel to the session never holds the connection longer
 REASON = "The client closed the request's stream."
@@ -30,15 +30,12 @@ class CancelOnClose:
         if scope["type"] != "http" or scope.get("method") != "POST":
             await self.app(scope, receive, send)
             return
-        body: list[bytes] = []  # references to what the SDK reads anyway; parsed only after a disconnect
         closed = answered = False
 
         async def watched_receive() -> dict[str, Any]:
             nonlocal closed
             message: dict[str, Any] = await receive()
-            if message["type"] == "http.request":
-                body.append(message.get("body", b""))
-            elif message["type"] == "http.disconnect":
+            if message["type"] == "http.disconnect":
                 closed = True
             return message
 
@@ -51,10 +48,11 @@ class CancelOnClose:
         try:
             await self.app(scope, watched_receive, watched_send)
         finally:
-            request = _request_of(body) if closed and not answered else None
-            if request is not None:
+            request: RequestHead | None = scope.get(REQUEST_SCOPE_KEY)  # RequestIdGuard, outside, parsed the body
+            # MCP forbids cancelling initialize.
+            if closed and not answered and request is not None and request.method != "initialize":
                 with anyio.CancelScope(shield=True), anyio.move_on_after(CANCEL_BOUND_S):
-                    await self._cancel(scope, request)
+                    await self._cancel(scope, request.id)
 
     async def _cancel(self, scope: dict[str, Any], request_id: str | int) -> None:
         note = {"jsonrpc": "2.0", "method": "notifications/cancelled",
@@ -70,12 +68,5 @@ class CancelOnClose:
         async def discard(message: dict[str, Any]) -> None:
             pass  # 202: nobody listens
 
-        await self.app({**scope, "headers": headers}, receive, discard)
-
-
-def _request_of(body: list[bytes]) -> str | int | None:
-    """The id of the JSON-RPC request in a POST body worth cancelling (not initialize, which MCP forbids to cancel)."""
-    message = request_in(b"".join(body))
-    if message is None or message.get("method") == "initialize":
-        return None
-    return usable_id(message["id"])
+        note_scope = {k: v for k, v in scope.items() if k != REQUEST_SCOPE_KEY}  # a notification: no request
+        await self.app({**note_scope, "headers": headers}, receive, discard)

@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import Any, NamedTuple
 
 import orjson
 from mcp.shared.dispatcher import coerce_request_id
@@ -70,42 +70,54 @@ def _may_be_request(raw: bytes | str) -> bool:
     return b'"method"' in raw or b"\\" in raw
 
 
-def invalid_id_error(raw: bytes | str) -> dict[str, Any] | None:
-    """The JSON-RPC error answering ``raw`` when a request in it has an invalid id; None otherwise."""
+class RequestHead(NamedTuple):
+    """The id and method of the one JSON-RPC request a message body holds."""
+
+    id: str | int
+    method: str
+
+
+# Where RequestIdGuard (http_app.py), which parses each POST body once, leaves its RequestHead on the ASGI scope for the
+# wrappers inside it (the calls cap, the cancel of a closed stream): absent for a notification, an answer, a batch.
+REQUEST_SCOPE_KEY = "analytics_acp.request"
+
+
+def screen(raw: bytes | str) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:
+    """One parse of a message: (the JSON-RPC error answering a request in it with an invalid id, or None;
+    the request it holds — an object with a ``method`` and a usable ``id`` — or None: a notification, an answer
+    (never parsed when no key can spell "method": big host tables), a batch, or what does not parse, which the
+    SDK answers)."""
     if not _may_be_request(raw):
-        return None
+        return None, None
     try:
-        why = _first_bad(orjson.loads(raw))  # fast path: most bodies are fine
+        message = orjson.loads(raw)  # fast path: most bodies are fine
     except orjson.JSONDecodeError:
-        why = "?"  # orjson refuses NaN/Infinity; the stdlib reads them, so they can be refused with a reason
+        message = _stdlib(raw)  # orjson refuses NaN/Infinity; the stdlib reads them, so they can be refused with a reason
+    why = _first_bad(message)
     if why is not None:
         # Authoritative second look: orjson also reads integers past 64 bits as floats, the stdlib does not.
-        why = _first_bad(_stdlib(raw))
-        if why is not None:
-            return {
-                "jsonrpc": "2.0",
-                "id": None,
-                "error": {
-                    "code": INVALID_REQUEST,
-                    "message": f"Invalid Request: the id is {why}; a JSON-RPC request id must be a string or an integer.",
-                },
-            }
-    return None
+        message = _stdlib(raw)
+        why = _first_bad(message)
+    if why is not None:
+        return {
+            "jsonrpc": "2.0",
+            "id": None,
+            "error": {
+                "code": INVALID_REQUEST,
+                "message": f"Invalid Request: the id is {why}; a JSON-RPC request id must be a string or an integer.",
+            },
+        }, None
+    return None, (message if isinstance(message, dict) and "method" in message and "id" in message else None)
+
+
+def invalid_id_error(raw: bytes | str) -> dict[str, Any] | None:
+    """The JSON-RPC error answering ``raw`` when a request in it has an invalid id; None otherwise."""
+    return screen(raw)[0]
 
 
 def request_in(raw: bytes) -> dict[str, Any] | None:
-    """The JSON-RPC request one message body holds (an object with a ``method`` and an ``id``), else None:
-    a notification, an answer (never parsed when no key can spell "method": big host tables), a batch, or
-    what does not parse (the SDK answers that)."""
-    if not _may_be_request(raw):
-        return None
-    try:
-        message = orjson.loads(raw)
-    except orjson.JSONDecodeError:
-        message = _stdlib(raw)  # NaN and friends, which the stdlib reads
-    if isinstance(message, dict) and isinstance(message.get("id"), float):
-        message = _stdlib(raw)  # orjson reads integers past 64 bits as floats, the stdlib does not
-    return message if isinstance(message, dict) and "method" in message and "id" in message else None
+    """The JSON-RPC request one message body holds (see :func:`screen`), else None."""
+    return screen(raw)[1]
 
 
 def id_key(request_id: Any) -> str:
@@ -131,32 +143,48 @@ def id_in_prefix(prefix: bytes) -> str | int | None:
     answered with its id so its client stops waiting; most clients write ``id`` before ``params``. None when
     the prefix has no usable id (a string or an integer, 3.2) before ``params`` or the first ID_PREFIX_BYTES end.
     """
+    fields, _ = _leading_fields(prefix)
+    return usable_id(fields["id"]) if "id" in fields else None
+
+
+def answer_in_prefix(prefix: bytes) -> bool:
+    """True when the first bytes of a message show an answer (a ``result`` or ``error`` before any ``method`` or
+    ``params``): the one kind of message that may be big (an inline host table, 8.8). Unsure is False."""
+    fields, big = _leading_fields(prefix)
+    return big in ("result", "error") and "method" not in fields
+
+
+def _leading_fields(prefix: bytes) -> tuple[dict[str, Any], str | None]:
+    """The top-level fields of a message's first bytes, read key by key up to its first big one (``params``,
+    ``result``, ``error``: their value may be the rest of the message), and that key (None when not reached)."""
     text = prefix[:ID_PREFIX_BYTES].decode("utf-8", errors="ignore")  # a cut character at the end is dropped
     decoder = json.JSONDecoder()
+    fields: dict[str, Any] = {}
     pos = _skip_space(text, 0)
     if not text.startswith("{", pos):
-        return None  # not an object (a batch, or not JSON): no single id to answer with
+        return fields, None  # not an object (a batch, or not JSON)
     pos += 1
     try:
         while True:
             pos = _skip_space(text, pos)
             if not text.startswith('"', pos):
-                return None  # "}" (no id) or not JSON
+                return fields, None  # "}" or not JSON
             key, pos = decoder.raw_decode(text, pos)
             pos = _skip_space(text, pos)
-            if not text.startswith(":", pos) or key == "params":
-                return None  # params first: the id, if any, is past what is read
+            if not text.startswith(":", pos):
+                return fields, None
+            if key in ("params", "result", "error"):
+                return fields, key
             value, pos = decoder.raw_decode(text, _skip_space(text, pos + 1))
             if pos >= len(text) or text[pos] not in _DELIMITERS:
-                return None  # the value may go on past the prefix (a number cut in the middle)
-            if key == "id":
-                return usable_id(value)
+                return fields, None  # the value may go on past the prefix (a number cut in the middle)
+            fields[key] = value
             pos = _skip_space(text, pos)
             if not text.startswith(",", pos):
-                return None
+                return fields, None
             pos += 1
     except (ValueError, RecursionError):  # a value cut by the end of the prefix
-        return None
+        return fields, None
 
 
 def head(pieces: list[bytes]) -> bytes:

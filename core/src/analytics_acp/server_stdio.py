@@ -20,7 +20,8 @@ stray prints from handlers or children never reach the wire. Requests with an in
 answered here (requestids.py), as on the SDK path. A line past ACP_MAX_MESSAGE_BYTES is refused as
 soon as it is that long (with the id its first bytes name) and the rest dropped as it arrives (a 50 MB
 request is never held or parsed),
-except while the server waits for the client's answer to its own request (a big inline host table).
+except the client's answer while the server waits for it (a big inline host table): a line whose first bytes show a
+``result`` or an ``error`` (requestids.answer_in_prefix).
 
 Calls in progress are capped per connection (call_cap.py, ``ACP_MAX_CALLS_IN_PROGRESS``, default 32): at
 the cap stdin is not read until an answer is written, so a client that writes calls and reads nothing fills
@@ -46,7 +47,7 @@ from . import sdk_private
 from .argument_limits import too_large_error
 from .call_cap import DEFAULT_MAX_CALLS, OWN_ANSWER, CallGate
 from .constants import ACP_KEY, ACP_MAX_MESSAGE_BYTES
-from .requestids import correlation_key, head, id_key, invalid_id_error
+from .requestids import answer_in_prefix, correlation_key, head, id_key, invalid_id_error
 from .results.table import SerializedRows
 
 DEFERRED_KEY = "analytics_acp/deferred-meta"
@@ -242,16 +243,17 @@ async def stdio_server(
 
         gate = CallGate(max_calls)
 
-        def over_limit(size: int) -> bool:
-            # An answer to the server's own request may be big (an inline host table, 8.8): never cut.
-            return size > max_line and not gate.client_owes
+        def over_limit(size: int, pieces: list[bytes]) -> bool:
+            # An answer to the server's own request may be big (an inline host table, 8.8): never cut. Only an
+            # answer: a request while the client owes one keeps the limit (else the held calls grow unbounded).
+            return size > max_line and not (gate.client_owes and answer_in_prefix(head(pieces)))
 
         async def refuse(pieces: list[bytes]) -> None:
             error = too_large_error(max_line, "line", head(pieces))  # with the id its first bytes name (23.4)
             await write_stream.send(SessionMessage(types.JSONRPCError.model_validate(error), metadata=OWN_ANSWER))
 
         async def deliver(line: bytes) -> None:
-            if over_limit(len(line)):
+            if over_limit(len(line), [line]):
                 await refuse([line])
                 return
             error = invalid_id_error(line)  # the SDK would take it for a notification (requestids.py)
@@ -293,7 +295,7 @@ async def stdio_server(
                         if start < len(chunk) and not dropping:
                             pending.append(chunk[start:])
                             size += len(chunk) - start
-                            if over_limit(size):  # refused as soon as it is too long
+                            if over_limit(size, pending):  # refused as soon as it is too long
                                 await refuse(pending)
                                 pending, size, dropping = [], 0, True
                     if pending and (line := b"".join(pending)).strip():
