@@ -17,5 +17,6 @@ if "--http" in sys.argv:  # python serve_fixture.py --http --port N (token from 
     from analytics_acp.http_app import serve_http
 
     serve_http(server, port=int(sys.argv[sys.argv.index("--port") + 1]), token=os.environ.get("ACP_HTTP_TOKEN"))
-else:
-    anyio.run(serve_stdio, server)
+else:  # --max-calls N: a cap on calls in progress of its own, not the one the bridge's environment gives
+    max_calls = int(sys.argv[sys.argv.index("--max-calls") + 1]) if "--max-calls" in sys.argv else None
+    anyio.run(lambda: serve_stdio(server, max_calls=max_calls))

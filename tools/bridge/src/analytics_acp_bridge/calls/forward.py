@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 import anyio
+from analytics_acp.call_cap import BUSY_CODE, BUSY_NAME
 from analytics_acp.errors import AcpError, UpstreamError, error_from_payload
 from analytics_acp.host import ProtocolError, ToolResult
 from analytics_acp.host.client import ProgressFn
@@ -250,6 +251,8 @@ class Forwarder:
 def _protocol_payload(exc: ProtocolError) -> dict[str, Any]:
     if -32049 <= exc.code <= -32010:  # an ACP error sent as a JSON-RPC error
         return error_from_payload({"code": exc.code, "message": exc.message, "data": exc.data}).payload()
+    if exc.code == BUSY_CODE:  # the bridge's own words (fleet/process.py CallPlaces): the server's ask the bridge
+        return {"code": exc.code, "name": BUSY_NAME, "message": exc.message}  # itself, not the model
     return {"code": exc.code, "name": "MCP_ERROR", "message": exc.message}
 
 

@@ -16,6 +16,7 @@ from typing import Any, TextIO
 
 import anyio
 import anyio.abc
+from analytics_acp.call_cap import BUSY_CODE, BUSY_NAME, CapSettingError, CapSettings, settings_from_env
 from analytics_acp.host import AcpClient, ProtocolError, ToolResult
 from analytics_acp.host.client import ProgressFn
 from mcp_types import CONNECTION_CLOSED
@@ -41,6 +42,75 @@ class ServerUnavailable(Exception):
     """The ACP server could not be started, or stopped during a call."""
 
 
+RETRY_PAUSE_S = 0.1  # after a SERVER_BUSY refusal, before the call waits for a place again
+
+
+class CallPlaces:
+    """The bridge's own bound on its calls in progress at one ACP server (issue 38.6).
+
+    An ACP server runs at most ACP_MAX_CALLS_IN_PROGRESS calls per connection (core call_cap.py); while it waits for
+    the bridge's answer to one of its acp/read_table requests it holds as many more and refuses the rest (-32051
+    SERVER_BUSY: nothing ran), and over HTTP it refuses what waits too long. A refusal that reached the model would
+    ask it to do what only the bridge can. So the bridge, that connection's only client, keeps its calls one below
+    the server's cap (the place left for tools/list and set-up checks): the cap its environment gives the ACP
+    processes it starts, or the lower one a refusal states (an ACP set up elsewhere); a refused call waits here for
+    a place and runs. The wait is bounded by ACP_BUSY_WAIT_S (default 30 s), then the model reads why.
+    """
+
+    def __init__(self, settings: CapSettings):
+        self.wait_s = settings.busy_wait_s
+        self._limiter = anyio.CapacityLimiter(max(1, settings.max_calls - 1))
+
+    @property
+    def limit(self) -> int:
+        """Calls this bridge runs at once on the server."""
+        return int(self._limiter.total_tokens)
+
+    async def run(self, acp_id: str, call: Callable[[], Awaitable[ToolResult]]) -> ToolResult:
+        """``call()`` once it has a place; again after a SERVER_BUSY refusal, until ``wait_s`` has passed."""
+        deadline = anyio.current_time() + self.wait_s
+        while True:
+            place = object()
+            with anyio.move_on_after(max(0.0, deadline - anyio.current_time())) as waiting:
+                await self._limiter.acquire_on_behalf_of(place)
+            if waiting.cancelled_caught:
+                raise self._busy(acp_id)
+            try:
+                return await call()
+            except ProtocolError as exc:
+                if exc.code != BUSY_CODE:
+                    raise
+                self._follow(exc.data)  # nothing ran: the call waits for a place again
+            finally:
+                self._limiter.release_on_behalf_of(place)
+            if anyio.current_time() + RETRY_PAUSE_S >= deadline:
+                raise self._busy(acp_id)
+            await anyio.sleep(RETRY_PAUSE_S)
+
+    def _follow(self, data: Any) -> None:
+        """A refusal states the server's cap: stay one below it from now on."""
+        stated = data.get("max_calls_in_progress") if isinstance(data, dict) else None
+        if isinstance(stated, int) and not isinstance(stated, bool) and max(1, stated - 1) < self.limit:
+            log.warning("an ACP server refused a call at its cap of %d calls in progress: the bridge now runs at most "
+                        "%d at once there", stated, max(1, stated - 1))
+            self._limiter.total_tokens = max(1, stated - 1)
+
+    def _busy(self, acp_id: str) -> ProtocolError:
+        return ProtocolError(BUSY_CODE, (
+            f"The {acp_id} ACP server is busy: none of the bridge's {self.limit} call(s) in progress there finished "
+            f"within {self.wait_s:g} s, so this call did not run. Retry it in a moment, or make fewer calls at once."),
+            {"name": BUSY_NAME, "max_calls_in_progress": self.limit})
+
+
+def _cap_settings() -> CapSettings:
+    """The calls cap the bridge's environment gives the ACP servers it starts (the defaults when it is unusable:
+    the bridge's own stdio says so when it starts)."""
+    try:
+        return settings_from_env()
+    except CapSettingError:
+        return CapSettings()
+
+
 class AcpProcess:
     """A lazily started, restartable connection to one ACP server."""
 
@@ -60,6 +130,7 @@ class AcpProcess:
         self._idle = anyio.Event()
         self._idle.set()
         self.retired = False  # no longer used after a reload: never started again
+        self.places = CallPlaces(_cap_settings())  # below the server's cap on calls in progress
         self._stop: anyio.Event | None = None
         self._lock = anyio.Lock()
         self._tg: anyio.abc.TaskGroup | None = None
@@ -161,8 +232,8 @@ class AcpProcess:
         try:
             client = await self.ensure()
             try:
-                return await client.call_tool(name, arguments, meta=None if client.plain_mcp_reason else meta,
-                                              on_progress=on_progress)
+                return await self.places.run(self.launch.id, lambda: client.call_tool(
+                    name, arguments, meta=None if client.plain_mcp_reason else meta, on_progress=on_progress))
             except ProtocolError as exc:
                 if exc.code != CONNECTION_CLOSED:
                     raise
