@@ -79,10 +79,11 @@ def test_a_request_past_the_cap_waits_then_gets_a_typed_refusal_and_the_session_
         assert listed.status_code == 200 and "sum_table" in listed.text  # places came back
 
 
-def test_past_as_many_waiting_requests_as_places_the_next_is_refused_at_once():
+def test_past_the_bytes_waiting_requests_may_hold_the_next_is_refused_at_once():
     """In memory, through the wrappers the HTTP app stacks (RequestIdGuard parses the body once, SessionCallCap
     reads what it found): CAP requests in progress, CAP more waiting (each holds its body while it waits), and the
-    next one refused at once instead of joining them (the waiters were unbounded)."""
+    next one, past the bytes waiting requests may hold, refused at once instead of joining them (they were
+    unbounded)."""
     import anyio
     from analytics_acp.call_cap import CapSettings
     from analytics_acp.http_app import RequestIdGuard
@@ -99,11 +100,15 @@ def test_past_as_many_waiting_requests_as_places_the_next_is_refused_at_once():
         await send({"type": "http.response.start", "status": 200, "headers": []})
         await send({"type": "http.response.body", "body": b"{}"})
 
-    stack = RequestIdGuard(SessionCallCap(app, CapSettings(max_calls=CAP, busy_wait_s=60)))
+    def body_of(i: int) -> bytes:
+        return json.dumps({"jsonrpc": "2.0", "id": i, "method": "tools/list", "params": {"pad": "x" * 1000}}).encode()
+
+    size = len(body_of(99))
+    stack = RequestIdGuard(SessionCallCap(app, CapSettings(max_calls=CAP, busy_wait_s=60), wait_bytes=CAP * size))
 
     async def post(i: int) -> None:
         sent: list[dict] = []
-        body = json.dumps({"jsonrpc": "2.0", "id": i, "method": "tools/list"}).encode()
+        body = body_of(i)
         incoming = [{"type": "http.request", "body": body, "more_body": False}]
 
         async def receive():
@@ -129,7 +134,8 @@ def test_past_as_many_waiting_requests_as_places_the_next_is_refused_at_once():
     anyio.run(main)
     status, body = answers[99]
     assert status == 429 and body["error"]["code"] == -32051 and body["id"] == 99
-    assert f"{CAP} more requests already wait for a place" in body["error"]["message"]
+    assert (f"the requests already waiting for a place hold {CAP * (size - 1):,} bytes (at most {CAP * size:,}); "
+            "wait for an answer, then send it again") in body["error"]["message"]
     assert sorted(served) == list(range(2 * CAP)) and all(answers[i][0] == 200 for i in range(2 * CAP))
 
 

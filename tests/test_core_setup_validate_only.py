@@ -49,6 +49,22 @@ async def test_a_configure_that_arrives_during_a_slow_check_merges_after_it():
         assert effective["has_credentials"] is True and effective["row_limit"] == 7
 
 
+async def test_a_call_sent_right_after_configure_runs_with_what_it_set():
+    """5.1: a client that sends acp/configure and a tools/call without waiting for the first answer gets the call
+    run with the configured credentials, even while the connector's check runs in its thread."""
+    async with mini_in_process() as c:
+        results = {}
+
+        async def call():
+            results["call"] = await c.call_tool("extract", {"n": 2, "resource_id": "acc1"})
+
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(lambda: c.configure(credentials={"type": "api_key", "api_key": "sk-slow-12345"}))
+            await anyio.wait_all_tasks_blocked()  # the configure is on its way (its check takes 0.5 s)
+            tg.start_soon(call)
+        assert not results["call"].is_error, results["call"].error
+
+
 async def test_validate_only_checks_everything_configure_checks_and_changes_nothing():
     async with mini_in_process() as c:
         caps = c.initialize_result["capabilities"]["experimental"]

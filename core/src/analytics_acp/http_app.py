@@ -183,7 +183,7 @@ class RequestIdGuard:
                 await send({"type": "http.response.body", "body": body})
                 return
             if request is not None:
-                scope = {**scope, REQUEST_SCOPE_KEY: RequestHead(request["id"], str(request["method"]))}
+                scope = {**scope, REQUEST_SCOPE_KEY: RequestHead(request["id"], str(request["method"]), size)}
 
         async def replay() -> dict[str, Any]:
             return buffered.pop(0) if buffered else await receive()

@@ -71,10 +71,11 @@ def _may_be_request(raw: bytes | str) -> bool:
 
 
 class RequestHead(NamedTuple):
-    """The id and method of the one JSON-RPC request a message body holds."""
+    """The id and method of the one JSON-RPC request a message body holds, and the body's size in bytes."""
 
     id: str | int
     method: str
+    size: int = 0
 
 
 # Where RequestIdGuard (http_app.py), which parses each POST body once, leaves its RequestHead on the ASGI scope for the

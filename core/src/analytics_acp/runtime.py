@@ -188,6 +188,12 @@ class AcpServer:
 
     async def _call_tool(self, ctx: Any, params: types.CallToolRequestParams) -> dict[str, Any]:
         state = _state(ctx)
+        lock = state.get(_CONFIGURE_LOCK_KEY)
+        if lock is not None and lock.locked():
+            # 5.1: a call sent after acp/configure runs with what it set, even while the connector's check (bounded,
+            # setup_check.py) runs in a thread: requests are handled concurrently, in the order they came.
+            async with lock:
+                pass
         session = state.get(_SESSION_KEY) or SessionConfig()
         client = state.get(_CLIENT_KEY) or ClientInfo()
         meta = (ctx.meta or {}).get(ACP_KEY) if isinstance(ctx.meta, dict) else None
