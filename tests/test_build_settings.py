@@ -1,6 +1,7 @@
 """Fast parts of the build (no freezing): connector discovery, build settings, PyInstaller command line,
 acp.json generation and icon rules, skills validation, and the CLI wiring through ``analytics-acp``."""
 
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -138,3 +139,19 @@ def test_shared_workspace_packages_are_not_connectors_but_are_installed_with_tho
                                              'dependencies = ["analytics-acp", "analytics_acp_google>=0.1", "requests"]\n')
     assert workspace_dependencies(tmp_path) == [(repo_root() / "connectors" / "google").resolve()]
     assert workspace_dependencies(repo_root() / "connectors" / "databases") == []
+
+
+def test_lazy_references_become_hidden_imports(tmp_path):
+    # CI of 2026-12-06: every frozen Google server stopped at start with "no module named
+    # 'analytics_acp_google.offline_check'": a lazy reference into another workspace package is
+    # invisible to PyInstaller. The declaration (read in the build venv) names each lazy module.
+    from analytics_acp_build.freeze import _DECLARATION_SCRIPT
+
+    out = subprocess.run([sys.executable, "-c", _DECLARATION_SCRIPT, "analytics_acp_ga4.plugin", ""],
+                         capture_output=True, text=True, timeout=120, check=True).stdout
+    decl = json.loads(out.strip().splitlines()[-1])
+    assert "analytics_acp_google.offline_check" in decl["lazy_modules"]
+    assert "analytics_acp_ga4.report" in decl["lazy_modules"]  # a tool's run
+    source = ConnectorSource("ga4", tmp_path, "analytics-acp-ga4", "analytics_acp_ga4.plugin")
+    args = pyinstaller_args(source, load_settings("ga4", tmp_path), decl, tmp_path / "entry.py", tmp_path / "stage")
+    assert ("--hidden-import", "analytics_acp_google.offline_check") in list(zip(args, args[1:], strict=False))

@@ -197,9 +197,15 @@ def ensure_venv(source: ConnectorSource, settings: BuildSettings, work: Path, lo
 _DECLARATION_SCRIPT = r"""
 import importlib, json, sys
 from importlib.metadata import distributions
+from analytics_acp.lazy import LazyRef
 from analytics_acp.plugins import load_connector
 module = importlib.import_module(sys.argv[1])
-info = load_connector(module, extensions=False).info
+loaded = load_connector(module, extensions=False)
+info = loaded.info
+# Lazy references name modules PyInstaller cannot see (imported on first use, possibly from another
+# workspace package such as analytics_acp_google): each becomes a hidden import.
+refs = [info.check_setup, *(t.run for t in loaded.tools.values()), *(b.fetch for b in loaded.blocks.values())]
+lazy_modules = sorted({r.module for r in refs if isinstance(r, LazyRef)})
 groups = set(sys.argv[2].split(",")) if sys.argv[2] else set()
 dists, hidden = [], []
 for dist in distributions():
@@ -212,7 +218,8 @@ for dist in distributions():
 print(json.dumps({"id": info.id, "name": info.name, "version": info.version, "publisher": info.publisher,
                   "description": info.description, "icon": info.icon,
                   "package_dir": str(info.package_dir) if info.package_dir else None,
-                  "distributions": sorted(set(dists)), "entry_point_modules": sorted(set(hidden))}))
+                  "distributions": sorted(set(dists)), "entry_point_modules": sorted(set(hidden)),
+                  "lazy_modules": lazy_modules}))
 """
 
 
@@ -263,7 +270,8 @@ def pyinstaller_args(source: ConnectorSource, settings: BuildSettings, declarati
     others = [f"analytics_acp_{c}" for c in list_connectors() if c != source.id]
     for mod in [*settings.excludes, *others]:
         args += ["--exclude-module", mod]
-    for mod in [*settings.hidden_imports, *declaration.get("entry_point_modules", [])]:
+    for mod in [*settings.hidden_imports, *declaration.get("entry_point_modules", []),
+                *declaration.get("lazy_modules", [])]:
         args += ["--hidden-import", mod]
     for pkg in settings.collect_submodules:
         args += ["--collect-submodules", pkg]

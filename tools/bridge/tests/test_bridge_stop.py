@@ -53,7 +53,7 @@ def test_bridge_stops_mid_extraction(tmp_path, write_sources, until, signum):
         proc.stdin.flush()
         assert json.loads(proc.stdout.readline())["id"] == 1
         proc.stdin.write(json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}) + "\n")
-        sql = f"SELECT g AS n FROM generate_series(1, 100000000000) AS {marker}(g) WHERE g % 1000000000000 = 1"
+        sql = f"SELECT pg_sleep(3600) AS {marker}"
         proc.stdin.write(json.dumps({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
                                      "params": {"name": "pg__execute_sql", "arguments": {"sql": sql}}}) + "\n")
         proc.stdin.flush()
