@@ -13,7 +13,7 @@ from analytics_acp.context import ClientInfo
 from analytics_acp.effective import SessionConfig
 from analytics_acp.plugins import load_connector
 
-README = Path(__file__).resolve().parents[1] / "README.md"
+README = Path(__file__).resolve().parents[1] / "core" / "README.md"
 
 
 def test_the_smallest_connector_of_the_readme_loads_and_answers():

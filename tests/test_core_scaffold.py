@@ -102,7 +102,7 @@ def test_new_last_line_and_readmes_name_the_same_test_command(repo, capsys):
     found = re.search(r"\.venv/bin/pytest connectors/(\w+)", last)
     assert found and found.group(1) == "shop_stats", last
     assert "make test" not in last  # the whole suite is not how to test one connector
-    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
+    readme = (Path(__file__).resolve().parents[1] / "core" / "README.md").read_text()
     assert ".venv/bin/pytest connectors/mysource" in readme and ".venv/bin/analytics-acp new mysource" in readme
     assert found.group(0) in (repo / "connectors" / "shop_stats" / "README.md").read_text()
 

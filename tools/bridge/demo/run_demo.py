@@ -228,9 +228,10 @@ def main() -> int:
     heading("Use the same bridge from Claude Desktop, Cursor or VS Code (mcpServers entry)")
     print(json.dumps(config, indent=2))
     print(f"\nDatasets are in {_rel(DEMO / 'acp-data')}/ ; the credentials never reached the model.")
-    print("For your own project: write a sources.json (tools/bridge/sources.example.json), then run")
+    print("With your own data: set up your sources and connect your client on a local page:")
+    print(f"  .venv/bin/analytics-acp ui --project {_rel(DEMO)}        (or any folder of yours)")
+    print("or write a sources.json (tools/bridge/sources.example.json) and run")
     print("  .venv/bin/analytics-acp bridge --print-config --project /path/to/project --sources /path/to/sources.json")
-    print("and paste its output into your client's MCP configuration (tools/bridge/README.md has the snippets).")
     return code
 
 
