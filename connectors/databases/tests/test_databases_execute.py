@@ -123,7 +123,8 @@ def test_duckdb_unknown_table_and_column(duck_db, make_ctx):
 def test_missing_file_is_credentials_invalid_and_wrong_database_not_found(tmp_path, sales_db, make_ctx):
     with pytest.raises(CredentialsInvalid) as info:
         run_execute_sql(ExecuteSql.parse({"sql": "SELECT 1"}), make_ctx({"type": "sqlite", "path": str(tmp_path / "missing.sqlite")}, "missing"))
-    assert str(tmp_path) not in info.value.message  # names the file, not the whole path
+    # Issue 34.2: the message shows the full path it tried (a relative path's folder is the question).
+    assert str(tmp_path / "missing.sqlite") in info.value.message
     with pytest.raises(ResourceNotFound):
         run_execute_sql(ExecuteSql.parse({"sql": "SELECT 1"}), make_ctx({"type": "sqlite", "path": sales_db}, "otra"))
     assert not (tmp_path / "missing.sqlite").exists()  # queries never create files
