@@ -5,7 +5,6 @@ Callers build keys from a credential *identity hash*, never from the credentials
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import tempfile
@@ -13,9 +12,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-
-def _digest(key: Any) -> str:
-    return hashlib.sha256(json.dumps(key, sort_keys=True, default=str).encode()).hexdigest()
+from .state import identity_key as _digest
 
 
 class TTLCache:

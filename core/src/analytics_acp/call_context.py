@@ -7,7 +7,6 @@ schemas (5.5.3) and the credential identity is hashed per connector (7.4, 10.1.5
 
 from __future__ import annotations
 
-import hashlib
 from functools import partial
 from typing import Any
 
@@ -18,6 +17,7 @@ from .dirs import cache_dir, tmp_dir
 from .effective import SessionConfig, check_limits, check_meta, check_tables, pick
 from .plugins import LoadedConnector
 from .signals import CallSignals
+from .state import identity_key
 
 
 def validate_credentials(info: ConnectorInfo, credentials: dict[str, Any]) -> dict[str, Any]:
@@ -95,7 +95,8 @@ def build_call_context(
         client=client,
         tmp_dir=tmp_dir(),
         cache_dir=cache_dir(),
-        credential_identity=hashlib.sha256(f"{info.id}\0{identity}".encode()).hexdigest()[:32],
+        credential_identity=identity_key(info.id, identity)[:32],
         table_reader=partial(read_table, call_id=call_id) if read_table is not None else None,
         signals=signals if signals is not None else CallSignals(),
+        connector_state=loaded.state,
     )

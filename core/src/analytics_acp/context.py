@@ -10,13 +10,16 @@ import hashlib
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar, overload
 
 import anyio.from_thread
 
 from . import access
 from .errors import CredentialsMissing, HostTablesUnsupported, ResourceRequired
 from .signals import CallSignals
+from .state import CallSlot, CallState, ConnectorSlot, ConnectorState
+
+T = TypeVar("T")
 
 
 @dataclass
@@ -88,8 +91,8 @@ class CallContext:
     ``credential_identity`` is the hashed identity that partitions caches (7.4, 10.1.5),
     ``table_reader`` is how ``read_table`` reaches the host (``acp/read_table``, 8.8).
     Tools use the fields and the methods ``require_credentials``, ``require_resource_id``, ``check_access``,
-    ``read_table`` / ``read_table_sync``, ``progress`` / ``on_cancel`` / ``cancelled`` (signals.py) and the
-    property ``state_key``.
+    ``read_table`` / ``read_table_sync``, ``progress`` / ``on_cancel`` / ``cancelled`` (signals.py), ``state``
+    (state.py: the connector's state and this call's, by slot) and the property ``state_key``.
     """
 
     connector_id: str
@@ -118,6 +121,22 @@ class CallContext:
     credential_identity: str = ANONYMOUS_IDENTITY  # a hash, never the secret itself (7.4, 10.1.5)
     table_reader: ReadTable | None = field(default=None, repr=False, compare=False)
     signals: CallSignals = field(default_factory=CallSignals, repr=False, compare=False)
+    # The loaded connector's state (made at load, closed at shutdown) and this call's own (state.py).
+    connector_state: ConnectorState = field(default_factory=ConnectorState, repr=False, compare=False)
+    call_state: CallState = field(default_factory=CallState, repr=False, compare=False)
+
+    @overload
+    def state(self, slot: ConnectorSlot[T]) -> T: ...
+
+    @overload
+    def state(self, slot: CallSlot[T]) -> T: ...
+
+    def state(self, slot: ConnectorSlot[T] | CallSlot[T]) -> T:
+        """The value of a ``ConnectorSlot`` (kept by the connector between calls) or a ``CallSlot`` (this call's),
+        made on first use: where a connector keeps clients, caches and per-call budgets instead of module globals."""
+        if isinstance(slot, CallSlot):
+            return self.call_state.get(slot, self)
+        return self.connector_state.get(slot)
 
     def progress(self, done: float, total: float | None = None, message: str | None = None) -> None:
         """Report progress (rows fetched of ``total``, pages, steps); sent only when the client asked for it."""

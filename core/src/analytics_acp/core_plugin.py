@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import hashlib
-import json
 from typing import Any
 
 from .hookspecs import hookimpl
+from .state import identity_key
 
 
 @hookimpl(trylast=True)
@@ -14,8 +13,7 @@ def credential_identity(credentials: dict[str, Any] | None) -> str:
     """Default identity: a hash of the canonical credentials JSON (never the secret itself)."""
     if not credentials:
         return "anonymous"
-    canonical = json.dumps(credentials, sort_keys=True, separators=(",", ":"), default=str)
-    return "sha256:" + hashlib.sha256(canonical.encode()).hexdigest()
+    return "sha256:" + identity_key(credentials)
 
 
 @hookimpl(trylast=True)

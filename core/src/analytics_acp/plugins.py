@@ -24,6 +24,7 @@ from . import hookspecs
 from .declarations import BlockSpec, ConnectorInfo, ToolSpec
 from .errors import AcpError
 from .lazy import check_lazy
+from .state import ConnectorState
 
 CONNECTOR_GROUP = "analytics_acp.connectors"
 TEST_CONNECTOR_GROUP = "analytics_acp.test_connectors"
@@ -65,6 +66,7 @@ class LoadedConnector:
     tools: dict[str, ToolSpec] = field(default_factory=dict)
     blocks: dict[str, BlockSpec] = field(default_factory=dict)
     tool_owner: dict[str, str] = field(default_factory=dict)  # tool name -> plugin name (attribution)
+    state: ConnectorState = field(default_factory=ConnectorState)  # what the connector keeps between calls (state.py)
 
     @property
     def hook(self) -> Any:
@@ -115,7 +117,7 @@ def load_connector(connector: str | ModuleType, *, extensions: bool = True) -> L
     info = pm.hook.connector_declaration()
     if not isinstance(info, ConnectorInfo):
         raise TypeError(f"{name}: connector_declaration() must return a ConnectorInfo")
-    loaded = LoadedConnector(pm=pm, info=info)
+    loaded = LoadedConnector(pm=pm, info=info, state=ConnectorState(info.id))
     _collect(loaded)
     return loaded
 

@@ -213,11 +213,13 @@ class AcpServer:
         return result
 
     def shutdown(self) -> None:
-        """Let the connector release what it holds."""
+        """Let the connector release what it holds: its connector_shutdown hooks, then its state (state.py:
+        engines disposed, clients closed). Safe to call more than once."""
         try:
             self.loaded.hook.connector_shutdown()
         except Exception:  # shutting down anyway
             log.exception("connector_shutdown failed")
+        self.loaded.state.close()
 
 
 def _file_url(ctx: Any) -> Callable[[Path], str] | None:

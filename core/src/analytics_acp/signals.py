@@ -61,6 +61,11 @@ class CallSignals:
         """True once the client cancelled the call: a tool stops at its next step boundary."""
         return self._cancelled.is_set()
 
+    def wait_cancelled(self, timeout_s: float) -> bool:
+        """Wait up to ``timeout_s`` for the call to be cancelled; True when it is. A worker thread's pause
+        (a retry's backoff) waits here instead of ``time.sleep``, so a cancel ends it at once."""
+        return self._cancelled.wait(max(timeout_s, 0.0))
+
     def progress(self, done: float, total: float | None = None, message: str | None = None) -> None:
         """Record progress (thread-safe, never blocks the tool); the sender picks the latest up."""
         if self._send is None or self._finished:

@@ -98,11 +98,11 @@ def call(ctx: CallContext, fn: Any, *args: Any, listing: bool = False, read_time
     return policy.call(attempt, ctx=ctx, host=host(ctx))
 
 
-def poll_retry() -> Any:
-    """The retry of a job's polling (transient 5xx only), bounded by the job timeout."""
-    from analytics_acp_google.retry import api_core_retry
+def poll_retry(ctx: CallContext) -> Any:
+    """The retry of a job's polling (transient 5xx only, none once the call is cancelled), bounded by the job timeout."""
+    from analytics_acp_google.retry import api_core_retry, budget
 
-    return api_core_retry(timeout_s=job_timeout_s())
+    return api_core_retry(budget(ctx), timeout_s=job_timeout_s())
 
 
 def client_for(ctx: CallContext, project: str) -> Any:

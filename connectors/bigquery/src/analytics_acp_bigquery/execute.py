@@ -68,7 +68,7 @@ def run_execute_query(arguments: QueryArguments, ctx: CallContext) -> Extraction
         # then page with the call's per-request timeouts.
         started = time.monotonic()
         try:
-            job.result(max_results=0, retry=bq.poll_retry(), timeout=bq.job_timeout_s(), job_retry=None)
+            job.result(max_results=0, retry=bq.poll_retry(ctx), timeout=bq.job_timeout_s(), job_retry=None)
         finally:
             policy.budget(ctx).extend(time.monotonic() - started)
         pages = bq.call(ctx, job.result, page_size=PAGE_ROWS, job_retry=None, read_timeout=True)

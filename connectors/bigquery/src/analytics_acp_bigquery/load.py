@@ -107,7 +107,7 @@ def _load(ctx: CallContext, target: BqRef, host: Any, create: bool) -> dict[str,
                                               timeout=policy.budget(ctx).timeouts()[1], location=bq.location(ctx) or None)
         ctx.progress(len(lines), len(lines), f"{len(lines)} of {len(lines)} rows sent; load job {job.job_id}")
         ctx.on_cancel(partial(_cancel_in_background, job))  # a load job is atomic: cancelled, it commits nothing
-        job.result(retry=bq.poll_retry(), timeout=bq.job_timeout_s())
+        job.result(retry=bq.poll_retry(ctx), timeout=bq.job_timeout_s())
     except upload.Cancelled:
         raise UpstreamError(f"The load into {table_id} was cancelled before its last chunk; nothing was loaded.") from None
     except Exception as exc:

@@ -7,6 +7,9 @@
 - **What is retried**: 500/502/503/504 answered by Google, with backoff inside the deadline; a 429
   only when it carries a short Retry-After hint. Quota and rate-limit errors are never retried
   (the model must hear "exhausted, refills at ..." at once).
+- **A cancelled call stops at once** (issue 38.3): the budget reads the call's cancel, so no request of a
+  cancelled call is sent, and every pause (backoff, a Retry-After, the quick network retry) waits on the
+  call's cancel event instead of ``time.sleep``: the cancel ends it, then the budget raises.
 - **A connection that cannot be made** (refused, DNS, no route, TLS, proxy) is not a server error:
   one quick retry, then a typed ACP_UPSTREAM_ERROR naming the host; a read timeout is not retried.
   Either trips the call's budget, so the call's other requests (concurrent autocontext blocks) stop
@@ -21,9 +24,10 @@ from __future__ import annotations
 import os
 import threading
 import time
-import weakref
 from collections.abc import Callable
-from typing import Any, Literal, TypeVar
+from typing import Any, Literal, Protocol, TypeVar
+
+from analytics_acp.state import CallSlot
 
 DEFAULT_DEADLINE_S = 30.0
 DEFAULT_TIMEOUT_S = 30.0
@@ -79,14 +83,39 @@ def connect_timeout_s(config: dict[str, Any] | None = None) -> float:
     return min(CONNECT_TIMEOUT_S, request_timeout_s(config))
 
 
+class Cancel(Protocol):
+    """What a budget reads of its call's cancellation: ``analytics_acp.signals.CallSignals``."""
+
+    @property
+    def cancelled(self) -> bool: ...
+
+    def wait_cancelled(self, timeout_s: float) -> bool: ...
+
+
+class _Never:
+    """The cancellation of a budget without a call (a poller's own, a test's): never set; waits are plain pauses."""
+
+    def __init__(self) -> None:
+        self._event = threading.Event()
+
+    @property
+    def cancelled(self) -> bool:
+        return False
+
+    def wait_cancelled(self, timeout_s: float) -> bool:
+        return self._event.wait(max(timeout_s, 0.0))
+
+
 class Budget:
-    """The deadline of one call, shared by every request it makes, and its breaker.
+    """The deadline of one call, shared by every request it makes, its breaker and its cancel.
 
     ``tripped`` holds the typed error of the first request that found Google unreachable or silent;
-    later requests of the same call raise it at once.
+    later requests of the same call raise it at once. Once the call is cancelled, ``check`` raises and
+    ``pause`` returns at once (raising): a cancelled call sends nothing more.
     """
 
-    def __init__(self, config: dict[str, Any] | None = None):
+    def __init__(self, config: dict[str, Any] | None = None, cancel: Cancel | None = None):
+        self.cancel = cancel if cancel is not None else _Never()
         self.total_s = deadline_s(config)
         self.read_s = request_timeout_s(config)
         self.connect_s = connect_timeout_s(config)
@@ -114,10 +143,18 @@ class Budget:
             if self.tripped is None:
                 self.tripped = error
 
+    def pause(self, seconds: float) -> None:
+        """Wait ``seconds`` before a retry, ended at once by the call's cancel (then raises like ``check``)."""
+        self.cancel.wait_cancelled(seconds)
+        self.check()
+
     def check(self) -> None:
-        """Raise the tripped error (a copy: several threads may raise it) or the deadline error."""
+        """Raise if the call was cancelled, else the tripped error (a copy: several threads may raise it),
+        else the deadline error."""
         from analytics_acp import AcpError, UpstreamError
 
+        if self.cancel.cancelled:
+            raise UpstreamError("The call was cancelled: no further Google request is sent.")
         err = self.tripped
         if err is not None:
             if isinstance(err, AcpError):
@@ -128,21 +165,13 @@ class Budget:
                                 "Try again later or narrow the request; on a slow network raise config.timeout_s.")
 
 
-_budgets: dict[int, Budget] = {}
-_budgets_lock = threading.Lock()
+# One Budget per call, kept on its CallContext (made on first use, gone with the context), reading its cancel.
+BUDGET: CallSlot[Budget] = CallSlot("google.budget", lambda ctx: Budget(ctx.config, cancel=ctx.signals))
 
 
 def budget(ctx: Any = None) -> Budget:
-    """The Budget of a call: one per CallContext (made on first use, dropped with the context)."""
-    if ctx is None:
-        return Budget()
-    key = id(ctx)
-    with _budgets_lock:
-        found = _budgets.get(key)
-        if found is None:
-            found = _budgets[key] = Budget(getattr(ctx, "config", None))
-            weakref.finalize(ctx, _budgets.pop, key, None)
-        return found
+    """The Budget of a call (``ctx.state(BUDGET)``); a fresh one without a call."""
+    return ctx.state(BUDGET) if ctx is not None else Budget()
 
 
 def _status(exc: BaseException) -> int | None:
@@ -291,17 +320,17 @@ def call(attempt: Callable[[tuple[float, float]], T], *, ctx: Any = None, host: 
             left = spent.remaining()
             quick = time.monotonic() - started < spent.connect_s * 0.8  # refused/DNS fail fast; a connect timeout is not retried
             if kind == "transient" and left > delay:
-                time.sleep(delay)
+                spent.pause(delay)
                 delay = min(delay * 2, 4.0)
                 continue
             if kind == "network" and quick and network_tries < NETWORK_RETRIES and left > NETWORK_PAUSE_S + spent.connect_s / 2:
                 network_tries += 1
-                time.sleep(NETWORK_PAUSE_S)
+                spent.pause(NETWORK_PAUSE_S)
                 continue
             if kind == "quota" and _status(exc) == 429:
                 hint = retry_after_s(exc)
                 if hint is not None and hint <= RETRY_AFTER_MAX_S and hint < left and delay < 1:
-                    time.sleep(hint)
+                    spent.pause(hint)
                     delay = 1.0  # one hinted retry at most
                     continue
             if kind == "network":
@@ -318,11 +347,14 @@ def call(attempt: Callable[[tuple[float, float]], T], *, ctx: Any = None, host: 
 
 def api_core_retry(budget_: Budget | None = None, *, timeout_s: float | None = None) -> Any:
     """A ``google.api_core.retry.Retry`` with this policy's predicate (transient 5xx only), for pollers
-    that take a Retry object (BigQuery's job.result); bounded by ``timeout_s`` or the budget's remainder."""
+    that take a Retry object (BigQuery's job.result); bounded by ``timeout_s`` or the budget's remainder.
+    With a call's budget, a cancelled call is not retried (api_core sleeps itself: its pause is not ours)."""
     from google.api_core.retry import Retry
 
-    span = timeout_s if timeout_s is not None else max((budget_ or Budget()).remaining(), 0.5)
-    return Retry(predicate=is_retryable, initial=0.2, maximum=4.0, multiplier=2.0, timeout=span)
+    spent = budget_ or Budget()
+    span = timeout_s if timeout_s is not None else max(spent.remaining(), 0.5)
+    return Retry(predicate=lambda exc: is_retryable(exc) and not spent.cancel.cancelled,
+                 initial=0.2, maximum=4.0, multiplier=2.0, timeout=span)
 
 
 class GapicTimeout:

@@ -70,7 +70,8 @@ def make_ctx(
     ``tables`` (a dict or a ``FakeHost``) serves ``ctx.read_table``; the client declares
     ``host_tables`` when tables are given (pass ``host_tables=False`` to test a host without
     them). Any other ``CallContext`` field (``row_limit``, ``session_id``, ``client`` …) goes
-    through ``fields``.
+    through ``fields``; pass ``connector_state=`` one ``ConnectorState`` to several contexts to share what the
+    connector keeps between calls (clients, engines) as a server does, and ``close()`` it as its stop would.
     """
     host = tables if isinstance(tables, FakeHost) else FakeHost(tables) if tables is not None else None
     if host_tables is None:
