@@ -136,7 +136,7 @@ def test_several_request_tools_report_request_k_of_n_and_stop_between_requests(f
     assert len(server.requests_to(":runReport$")) == n
 
     signals = RecordingSignals(cancel_after=2)
-    with pytest.raises(UpstreamError, match="cancelled between requests"):
+    with pytest.raises(UpstreamError, match="cancelled: no further Google request"):
         tool(args, make_ctx(signals=signals))
     assert len(server.requests_to(":runReport$")) == n + 2  # the two before the cancel, none after
     assert [s[0] for s in signals.seen] == [1, 2]

@@ -13,7 +13,7 @@ from analytics_acp import CallContext, Extraction, Header, InvalidArguments
 
 from . import names
 from .arguments import OTHER, RegexClusterArguments
-from .report import describe, fetch_report, source, stop_if_cancelled
+from .report import describe, fetch_report, source
 from .request import date_range, window
 
 
@@ -55,7 +55,6 @@ def run_report_by_regex_cluster(arguments: RegexClusterArguments, ctx: CallConte
     pages = 0
     n = len(labels) + 2  # one request per cluster, '(other)', the overall totals (issue 28: request k of n)
     for k, (index, label) in enumerate([*enumerate(labels), (None, OTHER)], 1):
-        stop_if_cancelled(ctx, "regex cluster report")
         report = fetch_report(ctx, property_id, metrics=metrics, dimensions=breakdown, ranges=[date_range(start, end)],
                               dim_filter=_cluster_filter(dimension, regexes, index, case), totals=not breakdown,
                               row_progress=False)
@@ -74,7 +73,6 @@ def run_report_by_regex_cluster(arguments: RegexClusterArguments, ctx: CallConte
                 rows.append([label, *(values.get(m) for m in metrics)])
         last = report
     assert headers is not None and last is not None
-    stop_if_cancelled(ctx, "regex cluster report")
     overall = fetch_report(ctx, property_id, metrics=metrics, dimensions=[], ranges=[date_range(start, end)], limit=1,
                            row_progress=False)
     ctx.progress(n, n, f"request {n} of {n}")

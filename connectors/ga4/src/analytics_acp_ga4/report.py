@@ -183,8 +183,6 @@ class ReportPager:
                 self.ctx.progress(offset, target, f"{offset} of {target} rows ({report.pages} page{'s' if report.pages > 1 else ''})")
             if offset >= target:
                 return
-            if self.ctx.cancelled:  # the client cancelled: no next page (the core delivers nothing)
-                raise UpstreamError("The report was cancelled while paging.")
             if got == 0:
                 # Never present a partial table as whole (12.1).
                 raise UpstreamError(f"GA4 returned an empty page at offset {offset} of {report.row_count} rows; the "
@@ -193,13 +191,6 @@ class ReportPager:
             resp = self._page(offset)
             pb = type(resp).pb(resp)
             report.pages += 1
-
-
-def stop_if_cancelled(ctx: CallContext, what: str) -> None:
-    """Between the requests of a several-request tool: a cancelled call sends no further request and
-    returns nothing (issue 28: never a table built from part of the requests)."""
-    if ctx.cancelled:
-        raise UpstreamError(f"The {what} was cancelled between requests.")
 
 
 def fetch_report(ctx: CallContext, property_id: str, **kwargs: Any) -> Report:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import threading
 from typing import Any
 
-from analytics_acp import CallContext, Extraction, UpstreamError
+from analytics_acp import CallContext, Extraction
 
 from . import dates, planner
 from .arguments import ComparePeriodsArguments, SearchAnalyticsArguments
@@ -55,15 +55,13 @@ def provisional_warning(first_date: str | None, first_hour: str | None) -> list[
 
 def fetch_rows(client: Client, site: str, q: Query, start: str, end: str, ctx: CallContext, cap: int | None,
                on_page: Any = None, done: dict[str, int] | None = None) -> planner.Plan:
-    """Run the planner against the API for one window, reporting progress per response and stopping
-    before the next request once the call is cancelled (requests run in the planner's own threads).
+    """Run the planner against the API for one window, reporting progress per response; once the call is
+    cancelled its next request raises before it is sent (the call's budget, analytics_acp_google.retry).
     ``done`` ({"requests", "rows"}) is shared by the windows of one call, so its progress keeps rising."""
     lock = threading.Lock()
     done = done if done is not None else {"requests": 0, "rows": 0}
 
     def fetch(body: dict[str, Any]) -> dict[str, Any]:
-        if ctx.cancelled:
-            raise UpstreamError("The extraction was cancelled.")
         response = client.query(site, body)
         with lock:
             done["requests"] += 1
