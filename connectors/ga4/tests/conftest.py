@@ -18,6 +18,7 @@ sys.path.insert(0, str(HERE))
 
 from analytics_acp import CallContext  # noqa: E402
 from analytics_acp.kit import make_ctx as kit_make_ctx  # noqa: E402
+from analytics_acp.state import ConnectorState  # noqa: E402
 from ga4fake import GA4Fake  # noqa: E402
 from ga4support import OTHER_EMAIL, SA_EMAIL, build_fake  # noqa: E402
 from googlefakes import keys  # noqa: E402
@@ -52,11 +53,20 @@ def sa_credentials(server) -> dict[str, Any]:
 
 
 @pytest.fixture
-def make_ctx(server, sa_credentials):
+def connector_state():
+    """What the connector keeps between calls (clients, metadata), shared by a test's contexts as a server's are."""
+    state = ConnectorState("ga4")
+    yield state
+    state.close()
+
+
+@pytest.fixture
+def make_ctx(server, sa_credentials, connector_state):
     """A CallContext from the kit's make_ctx (issue 13); the fake's URL as api_endpoint."""
 
     def make(tool: str = "run_report", resource_id: str | None = "123456789", credentials: dict[str, Any] | None = None,
              **kw: Any) -> CallContext:
+        kw.setdefault("connector_state", connector_state)
         return kit_make_ctx("ga4", tool, credentials=credentials or sa_credentials, config={"api_endpoint": server.url},
                             resource_id=resource_id, **kw)
 

@@ -1,16 +1,12 @@
 """Google Analytics clients (REST transport), built on first use and reused per credential and endpoint.
 
 Credentials come from ``ctx`` (``_meta.acp`` / ``acp/configure``) through analytics_acp_google; the
-clients are kept in a small in-memory LRU keyed by a hash of (credentials, endpoint), so several
-accounts in one process never share a client and a client is not rebuilt for every page.
+clients are kept in the connector's state (state.CLIENTS, an LRU keyed by a hash of (credentials, endpoint)),
+so several accounts in one process never share a client and a client is not rebuilt for every page.
 """
 
 from __future__ import annotations
 
-import hashlib
-import json
-import threading
-from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any, TypeVar
 
@@ -21,10 +17,7 @@ from analytics_acp_google.endpoint import api_endpoint, endpoint_host
 from analytics_acp_google.errors import to_acp_error
 
 from .constants import SCOPES
-
-_MAX_CLIENTS = 16
-_clients: OrderedDict[tuple[str, str], Any] = OrderedDict()
-_lock = threading.Lock()
+from .state import CLIENTS, credentials_key
 
 T = TypeVar("T")
 GRANT = "in GA4 Admin > Property access management, add it as Viewer"
@@ -52,30 +45,16 @@ def _factory(kind: str) -> Callable[..., Any]:
     raise ValueError(kind)
 
 
-def credentials_key(ctx: CallContext) -> str:
-    """A hash of (credentials, api_endpoint): what separates clients and in-memory caches of accounts."""
-    canonical = json.dumps([ctx.credentials, api_endpoint(ctx.config)], sort_keys=True, default=str)
-    return hashlib.sha256(canonical.encode()).hexdigest()
-
-
 def client(ctx: CallContext, kind: str = "data") -> Any:
     """The ``kind`` client (data, data_alpha, admin, admin_alpha) for this call's credentials and api_endpoint."""
     credentials = ctx.require_credentials()
-    key = (credentials_key(ctx), kind)
-    with _lock:
-        found = _clients.get(key)
-        if found is not None:
-            _clients.move_to_end(key)
-            return found
-    creds = build_credentials(credentials, SCOPES)
-    endpoint = api_endpoint(ctx.config)
-    options = {"api_endpoint": endpoint} if endpoint else None
-    made = _factory(kind)(credentials=creds, transport="rest", client_options=options)
-    with _lock:
-        _clients[key] = made
-        while len(_clients) > _MAX_CLIENTS:
-            _clients.popitem(last=False)
-    return made
+
+    def make() -> Any:
+        endpoint = api_endpoint(ctx.config)
+        options = {"api_endpoint": endpoint} if endpoint else None
+        return _factory(kind)(credentials=build_credentials(credentials, SCOPES), transport="rest", client_options=options)
+
+    return ctx.state(CLIENTS).get_or_make((credentials_key(ctx), kind), make)
 
 
 class BadRequest(Exception):

@@ -8,8 +8,6 @@ report costs one request per page and nothing more.
 from __future__ import annotations
 
 import difflib
-import threading
-import time
 from typing import Any
 
 from analytics_acp import CallContext, InvalidArguments
@@ -39,9 +37,6 @@ DIMENSION_ALIASES = {
 _SUFFIXED = ("keyEvents:", "sessionKeyEventRate:", "userKeyEventRate:", "conversions:")
 _CUSTOM = ("customEvent:", "customUser:", "customItem:", "calcMetric:")
 
-_cache: dict[tuple[str, str], tuple[float, dict[str, Any]]] = {}
-_cache_lock = threading.Lock()
-METADATA_TTL_S = 600
 
 
 def apply_aliases(names: list[str], kind: str, warnings: list[str]) -> list[str]:
@@ -62,13 +57,13 @@ def apply_aliases(names: list[str], kind: str, warnings: list[str]) -> list[str]
 
 def metadata(ctx: CallContext, property_id: str) -> dict[str, Any]:
     """{"dimensions": {apiName: {...}}, "metrics": {apiName: {...}}} of the property (custom ones included), cached 10 min."""
-    from .clients import credentials_key
+    from .state import METADATA, credentials_key
 
+    cache = ctx.state(METADATA)
     key = (credentials_key(ctx), property_id)
-    with _cache_lock:
-        hit = _cache.get(key)
-        if hit and time.monotonic() - hit[0] < METADATA_TTL_S:
-            return hit[1]
+    hit = cache.get(key)
+    if hit is not None:
+        return hit  # type: ignore[no-any-return]
     from google.analytics.data_v1beta import GetMetadataRequest
 
     from .clients import call, client
@@ -84,8 +79,7 @@ def metadata(ctx: CallContext, property_id: str) -> dict[str, Any]:
                                  "expression": m.expression, "deprecated": list(m.deprecated_api_names)}
                     for m in meta.metrics},
     }
-    with _cache_lock:
-        _cache[key] = (time.monotonic(), out)
+    cache.put(key, out)
     return out
 
 

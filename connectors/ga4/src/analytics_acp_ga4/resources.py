@@ -10,17 +10,15 @@ from analytics_acp import CallContext, Resource, ResourceNotFound
 # GA4 UI URLs carry the property as p<id>, alone (#/p123/...) or after the account (#/a1001p123/...).
 _URL_PROPERTY = re.compile(r"(?:^|[/#?&=]|a\d+)p(\d{4,})(?=\b|/|$)")
 _PROPERTIES = re.compile(r"^properties/(\d+)$")
-# (credentials key, property id) -> (time zone, currency), learned from report responses and property_settings,
-# so suggestions describe a property's time zone and currency once this process has seen them.
-_SETTINGS: dict[tuple[str, str], tuple[str | None, str | None]] = {}
 
 
 def remember_settings(ctx: CallContext, property_id: str, time_zone: str | None, currency: str | None) -> None:
-    """Record a property's time zone and currency (never a secret: the key is a hash of the credentials)."""
+    """Record a property's time zone and currency (never a secret: the key is a hash of the credentials), so
+    suggestions describe them once this server has seen them (state.SETTINGS)."""
     if time_zone or currency:
-        from .clients import credentials_key
+        from .state import SETTINGS, credentials_key
 
-        _SETTINGS[(credentials_key(ctx), property_id)] = (time_zone, currency)
+        ctx.state(SETTINGS).put((credentials_key(ctx), property_id), (time_zone, currency))
 
 
 def normalize(resource_id: str) -> str:
@@ -66,15 +64,14 @@ def list_resources(ctx: CallContext) -> list[Resource]:
         props = account_properties(ctx)
     except Exception as exc:
         raise to_acp_error(exc) from None
-    from .clients import credentials_key
+    from .state import settings_of
 
-    key = credentials_key(ctx)
     out = []
     for p in props:
         kind = {"PROPERTY_TYPE_ORDINARY": "standard", "PROPERTY_TYPE_SUBPROPERTY": "subproperty",
                 "PROPERTY_TYPE_ROLLUP": "roll-up"}.get(p["property_type"] or "", None)
         desc = f"GA4 {kind} property {p['id']} in account {p['account']}" if kind else f"GA4 property {p['id']} in account {p['account']}"
-        known = [v for v in _SETTINGS.get((key, p["id"]), (None, None)) if v]
+        known = [v for v in settings_of(ctx, p["id"]) if v]
         desc += f" ({', '.join(known)})." if known else "."
         out.append(Resource(resource_id=p["id"], name=p["name"], group=p["account"], description=desc))
     return out
