@@ -19,20 +19,27 @@ sys.path.insert(0, str(HERE.parents[1] / "google" / "tests"))
 sys.path.insert(0, str(HERE))
 
 from analytics_acp.kit import make_ctx as kit_make_ctx  # noqa: E402
+from analytics_acp.state import ConnectorState  # noqa: E402
 from gscfake import DOMAIN, NOW, running_fakes  # noqa: E402
 
 
 @pytest.fixture
 def env(monkeypatch) -> Any:
-    """The fakes with final data through 2026-09-22, a fixed clock (PT 2026-09-24) and fresh in-process caches."""
-    from analytics_acp_gsc import budget, client, dates, freshness
+    """The fakes with final data through 2026-09-22 and a fixed clock (PT 2026-09-24)."""
+    from analytics_acp_gsc import dates
 
     monkeypatch.setattr(dates, "now_utc", lambda: NOW)
-    client.forget_caches()
-    freshness.forget()
-    budget.forget_memory()
     with running_fakes(dt.date(2026, 9, 22)) as fakes:
         yield fakes
+
+
+@pytest.fixture
+def connector_state() -> Any:
+    """What the connector keeps between calls (credentials, site lists, the ledger): fresh per test, shared by its
+    contexts as a server's are, released at the end as the server's stop would."""
+    state = ConnectorState("gsc")
+    yield state
+    state.close()
 
 
 @pytest.fixture
@@ -54,7 +61,7 @@ def short_google_deadlines(monkeypatch):
 
 
 @pytest.fixture
-def ctx_for(env, tmp_path) -> Any:
+def ctx_for(env, tmp_path, connector_state) -> Any:
     """ctx_for(tool, credentials=None, resource_id=DOMAIN, config=None, **fields) -> CallContext on the fakes."""
 
     def make(tool: str = "search_analytics", credentials: dict[str, Any] | None = None, resource_id: str | None = DOMAIN,
@@ -64,6 +71,7 @@ def ctx_for(env, tmp_path) -> Any:
 
         fields.setdefault("credential_identity", str(credential_identity(creds)))
         fields.setdefault("cache_dir", tmp_path / "cache")
+        fields.setdefault("connector_state", connector_state)
         return kit_make_ctx("gsc", tool, credentials=creds, config={**env.config, **(config or {})},
                             resource_id=resource_id, tmp_dir=tmp_path / "tmp", **fields)
 

@@ -1,6 +1,7 @@
 """The URL Inspection budget ledger: 2,000 inspections a day and 600 a minute per property.
 
-Kept per property in ACP_CACHE_DIR (``gsc/inspection-ledger.json``; memory-only without it), so
+Kept per property in ACP_CACHE_DIR (``gsc/inspection-ledger.json``; without it in the connector's state,
+``state.LEDGER``, for as long as the server runs), so
 every call of this server, and any other server process sharing the folder, counts against the
 same budget. A call is refused before it would exceed either limit (the API would answer 429
 part-way, leaving an incomplete table). The day is the Pacific Time day: Google's quota resets at
@@ -14,7 +15,6 @@ import datetime as dt
 import json
 import os
 import tempfile
-import threading
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -23,26 +23,29 @@ from typing import Any
 from analytics_acp import UpstreamError
 
 from . import dates
+from .state import LedgerMemory
 
 DAILY_LIMIT = 2000
 MINUTE_LIMIT = 600
 FILE = "inspection-ledger.json"
-_thread_lock = threading.Lock()
-_memory: dict[str, Any] = {}
 
 
 class Ledger:
-    """Reserve inspections for a property before sending them; give back what was not sent."""
+    """Reserve inspections for a property before sending them; give back what was not sent.
 
-    def __init__(self, directory: Path | None, clock: Callable[[], float] = time.time):
+    ``memory`` is the server's (``ctx.state(LEDGER)``): its lock serializes the server's threads, and it holds
+    the ledger when there is no cache folder."""
+
+    def __init__(self, directory: Path | None, clock: Callable[[], float] = time.time, memory: LedgerMemory | None = None):
         self.path = Path(directory) / "gsc" / FILE if directory else None
         self.clock = clock
+        self.memory = memory if memory is not None else LedgerMemory()
 
     @contextlib.contextmanager
     def _locked(self) -> Iterator[dict[str, Any]]:
-        with _thread_lock:
+        with self.memory.lock:
             if self.path is None:
-                yield _memory
+                yield self.memory.data
                 return
             self.path.parent.mkdir(parents=True, exist_ok=True)
             with open(self.path.with_suffix(".lock"), "a+") as lock:
@@ -136,7 +139,3 @@ def _flock(handle: Any) -> None:
         return
     fcntl.flock(handle.fileno(), fcntl.LOCK_EX)
 
-
-def forget_memory() -> None:
-    """Clear the in-memory ledger (tests)."""
-    _memory.clear()

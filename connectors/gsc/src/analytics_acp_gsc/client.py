@@ -12,43 +12,34 @@
 
 from __future__ import annotations
 
-import hashlib
-import json
 import threading
-import time
-from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any
 
 from analytics_acp import AcpError, CallContext, InvalidArguments, ResourceNotFound
+from analytics_acp.state import identity_key
 
 from .constants import SCOPES
 from .resource_ids import describe_alternatives
+from .state import CREDENTIALS, SERVICES, SITES
 
 SERVICE, VERSION = "searchconsole", "v1"
-SITES_TTL_S = 600.0
 DEFAULT_HOST = "searchconsole.googleapis.com"
 GRANT = "in Search Console > Settings > Users and permissions, add it as a user of the property"
 
-_lock = threading.Lock()
-_services: dict[str | None, Any] = {}
-_credentials: OrderedDict[str, Any] = OrderedDict()  # in memory only, so tokens are reused between calls
-_sites: dict[tuple[str, str | None], tuple[float, list[dict[str, Any]]]] = {}
 
+def _service(ctx: CallContext, endpoint: str | None) -> Any:
+    """The discovery-built Resource for an endpoint (None = Google's), built once per server (state.SERVICES)."""
 
-def _service(endpoint: str | None) -> Any:
-    """The discovery-built Resource for an endpoint (None = Google's), built once per process."""
-    with _lock:
-        service = _services.get(endpoint)
-        if service is None:
-            import httplib2
-            from googleapiclient.discovery import build
+    def build_service() -> Any:
+        import httplib2
+        from googleapiclient.discovery import build
 
-            options = {"api_endpoint": endpoint.rstrip("/") + "/"} if endpoint else None
-            service = build(SERVICE, VERSION, http=httplib2.Http(), static_discovery=True,
-                            cache_discovery=False, client_options=options, model=_orjson_model())
-            _services[endpoint] = service
-        return service
+        options = {"api_endpoint": endpoint.rstrip("/") + "/"} if endpoint else None
+        return build(SERVICE, VERSION, http=httplib2.Http(), static_discovery=True,
+                     cache_discovery=False, client_options=options, model=_orjson_model())
+
+    return ctx.state(SERVICES).get_or_make(endpoint, build_service)
 
 
 def _orjson_model() -> Any:
@@ -69,22 +60,12 @@ def _orjson_model() -> Any:
     return OrjsonModel(data_wrapper=False)
 
 
-def _google_credentials(credentials: dict[str, Any]) -> Any:
-    """google-auth credentials for a credentials object, cached in memory by a hash of its content."""
+def _google_credentials(ctx: CallContext) -> Any:
+    """google-auth credentials for the call's credentials, kept in memory by a hash of their content (state.CREDENTIALS)."""
     from analytics_acp_google.credentials import build_credentials
 
-    key = hashlib.sha256(json.dumps(credentials, sort_keys=True, default=str).encode()).hexdigest()
-    with _lock:
-        hit = _credentials.get(key)
-        if hit is not None:
-            _credentials.move_to_end(key)
-            return hit
-    built = build_credentials(credentials, SCOPES)
-    with _lock:
-        _credentials[key] = built
-        while len(_credentials) > 32:
-            _credentials.popitem(last=False)
-    return built
+    credentials = ctx.require_credentials()
+    return ctx.state(CREDENTIALS).get_or_make(identity_key(credentials), lambda: build_credentials(credentials, SCOPES))
 
 
 class Client:
@@ -94,9 +75,9 @@ class Client:
         from analytics_acp_google.endpoint import api_endpoint
 
         self.ctx = ctx
-        self.credentials = _google_credentials(ctx.require_credentials())
+        self.credentials = _google_credentials(ctx)
         self.endpoint = api_endpoint(ctx.config)
-        self.service = _service(self.endpoint)
+        self.service = _service(ctx, self.endpoint)
         self._local = threading.local()
         from analytics_acp_google import retry
         from analytics_acp_google.endpoint import endpoint_host
@@ -186,13 +167,14 @@ class Client:
     # --- API methods -------------------------------------------------------------------------
     def sites(self) -> list[dict[str, Any]]:
         """sites.list (cached 600 s per credential identity and endpoint): [{siteUrl, permissionLevel}]."""
+        cache = self.ctx.state(SITES)
         key = (self.ctx.credential_identity, self.endpoint)
-        hit = _sites.get(key)
-        if hit and hit[0] > time.monotonic():
-            return hit[1]
+        hit = cache.get(key)
+        if hit is not None:
+            return hit  # type: ignore[no-any-return]
         response = self.execute(lambda s: s.sites().list())
         entries = [e for e in response.get("siteEntry", []) or [] if e.get("siteUrl")]
-        _sites[key] = (time.monotonic() + SITES_TTL_S, entries)
+        cache.put(key, entries)
         return entries
 
     def query(self, site: str, body: dict[str, Any]) -> dict[str, Any]:
@@ -212,8 +194,3 @@ class Client:
         response = self.execute(lambda s: s.urlInspection().index().inspect(body=body), site=site)
         return dict(response.get("inspectionResult") or {})
 
-
-def forget_caches() -> None:
-    """Drop the cached site listings and credentials (tests)."""
-    _sites.clear()
-    _credentials.clear()

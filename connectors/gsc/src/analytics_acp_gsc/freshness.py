@@ -8,32 +8,26 @@ credential identity, endpoint, property and search type for an hour.
 from __future__ import annotations
 
 import datetime as dt
-import time
 from typing import Any
 
 from . import dates
+from .state import FRESHNESS
 
-TTL_S = 3600.0
 PROBE_DAYS = 10
-_cache: dict[tuple[Any, ...], tuple[float, dt.date]] = {}
 
 
 def last_final_date(client: Any, site: str, search_type: str = "web") -> dt.date:
     """The latest day with final data for the property (fallback: 3 days ago, PT, when the probe finds none)."""
     today = dates.today_pt()
+    cache = client.ctx.state(FRESHNESS)
     key = (client.ctx.credential_identity, client.endpoint, site, search_type, today)
-    hit = _cache.get(key)
-    if hit and hit[0] > time.monotonic():
-        return hit[1]
+    hit = cache.get(key)
+    if hit is not None:
+        return hit  # type: ignore[no-any-return]
     body = {"startDate": (today - dt.timedelta(days=PROBE_DAYS)).isoformat(), "endDate": today.isoformat(),
             "dimensions": ["date"], "type": search_type, "rowLimit": PROBE_DAYS + 1}
     rows = client.query(site, body).get("rows") or []
     found = [str(r["keys"][0]) for r in rows if r.get("keys")]
     day = dt.date.fromisoformat(max(found)) if found else dates.usual_last_final_date()
-    _cache[key] = (time.monotonic() + TTL_S, day)
+    cache.put(key, day)
     return day
-
-
-def forget() -> None:
-    """Drop cached probes (tests)."""
-    _cache.clear()

@@ -18,6 +18,7 @@ from analytics_acp import CallContext, Extraction, Header, InvalidArguments, Ups
 from .arguments import InspectUrlsArguments, absolute_url
 from .budget import DAILY_LIMIT, MINUTE_LIMIT, Ledger
 from .client import Client
+from .state import LEDGER
 
 CONCURRENCY = 5
 MAX_URLS = MINUTE_LIMIT  # one call never needs more than a minute of quota
@@ -108,7 +109,7 @@ def run_inspect_urls(args: InspectUrlsArguments, ctx: CallContext) -> Extraction
     language = args.language_code or None
     client = Client(ctx)
     client.ensure_token()  # one token fetch before the threads start
-    ledger = Ledger(ctx.cache_dir)
+    ledger = Ledger(ctx.cache_dir, memory=ctx.state(LEDGER))
     ledger.reserve(site, len(urls))
     lock = threading.Lock()
     stopped = threading.Event()
