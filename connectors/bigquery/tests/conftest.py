@@ -12,6 +12,7 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from analytics_acp.kit import make_ctx as _make_ctx  # noqa: E402
+from analytics_acp.state import ConnectorState  # noqa: E402
 from bqworld import (  # noqa: E402
     CLIENT_ID,
     CLIENT_SECRET,
@@ -47,11 +48,21 @@ def short_google_deadlines(monkeypatch):
 
 
 @pytest.fixture
-def ctx_for(world, tmp_path):
+def connector_state():
+    """What the connector keeps between calls (its clients), shared by a test's contexts as a server's are;
+    closed at the end as the server's stop would (every client closed)."""
+    state = ConnectorState("bigquery")
+    yield state
+    state.close()
+
+
+@pytest.fixture
+def ctx_for(world, tmp_path, connector_state):
     """ctx_for(tool, resource_id=..., config=..., cost_limit_usd=..., credentials=..., tables=...) -> CallContext."""
 
     def build(tool: str = "execute_query", resource_id: str | None = f"{PROJECT}.{DATASET}", *, config: dict[str, Any] | None = None,
               credentials: dict[str, Any] | None = None, **fields: Any):
+        fields.setdefault("connector_state", connector_state)
         return _make_ctx("bigquery", tool, credentials=credentials or world.service_account(),
                          config={**world.config, **(config or {})}, resource_id=resource_id, tmp_dir=tmp_path, **fields)
 

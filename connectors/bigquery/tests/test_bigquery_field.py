@@ -81,11 +81,9 @@ def test_validate_query_with_rejected_credentials_is_a_credentials_error(world, 
 
 
 @pytest.mark.timeout(60)
-def test_proxies_are_honoured_token_requests_included_and_a_refusing_proxy_is_named(world, ctx_for, monkeypatch):
+def test_proxies_are_honoured_token_requests_included_and_a_refusing_proxy_is_named(world, ctx_for, monkeypatch, connector_state):
     """Issue 26.3 through requests: the service account's token request and the jobs go through the proxy."""
-    from analytics_acp_bigquery import client as bq
-
-    bq.close_all()  # a fresh client and token, so the token request is made under the proxy
+    connector_state.close()  # a fresh client and token, so the token request is made under the proxy
     with Proxy() as proxy:
         proxy_env(monkeypatch, proxy.url)
         rows = list(run_execute_query(QueryArguments.parse({"query": SQL_WEEK}), ctx_for(cost_limit_usd=1)).rows)
@@ -101,15 +99,14 @@ def test_proxies_are_honoured_token_requests_included_and_a_refusing_proxy_is_na
 
 
 @pytest.mark.timeout(60)
-def test_a_token_endpoint_that_cannot_be_reached_is_upstream_not_credentials(world, ctx_for):
+def test_a_token_endpoint_that_cannot_be_reached_is_upstream_not_credentials(world, ctx_for, connector_state):
     """The review's case: DNS failure / refused port of the token endpoint was typed "the key was revoked"."""
-    from analytics_acp_bigquery import client as bq
     from googlefakes import keys
     from googlefakes.netfaults import refused_url
 
     for token_uri, host in (("http://oauth.something.invalid/token", "oauth.something.invalid"),
                             (refused_url() + "/token", "127.0.0.1")):
-        bq.close_all()
+        connector_state.close()
         creds = keys.service_account_credentials(token_uri, SA_EMAIL)
         with pytest.raises(UpstreamError) as err:
             run_validate_query(ValidateQueryArguments.parse({"query": SQL_WEEK}), ctx_for("validate_query", credentials=creds, cost_limit_usd=1))

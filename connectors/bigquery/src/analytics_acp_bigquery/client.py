@@ -1,8 +1,9 @@
 """The google-cloud-bigquery Client of a call: credentials in memory, api_endpoint, bounded retries.
 
-Clients are kept in memory per (hash of the whole credentials, endpoint, billing project), so the
-access token derived from a service account is reused within a session (10.1.3 allows in-memory
-derived-token caches keyed by credential identity); nothing is written anywhere.
+Clients are kept in the connector's state (``CLIENTS``, analytics_acp.state) per (hash of the whole
+credentials, endpoint, billing project), so the access token derived from a service account is reused
+within a session (10.1.3 allows in-memory derived-token caches keyed by credential identity); nothing is
+written anywhere, and the server's stop closes them.
 Google's own defaults retry for 600 s (connection errors and rate limits included): every request
 goes through ``call()``, which turns the library's retry off and runs it under the shared policy
 of analytics_acp_google.retry (one deadline per call, (connect, read) timeouts, 5xx-only retries).
@@ -10,21 +11,25 @@ of analytics_acp_google.retry (one deadline per call, (connect, read) timeouts, 
 
 from __future__ import annotations
 
-import hashlib
-import json
 import os
-import threading
-from collections import OrderedDict
 from typing import Any
 
 from analytics_acp import CallContext, ResourceRequired
+from analytics_acp.state import identity_key, keyed_cache
 
 from .constants import SCOPES
 from .resource_ids import BqRef, parse
 
-_MAX_CLIENTS = 8
-_clients: OrderedDict[str, Any] = OrderedDict()
-_lock = threading.Lock()
+
+def _close(client: Any) -> None:
+    try:
+        client.close()
+    except Exception:  # a client whose sessions are already gone: nothing left to close
+        pass
+
+
+# (hash of credentials, endpoint, billing project) -> bigquery.Client; closed when pushed out and at the server's stop.
+CLIENTS = keyed_cache("bigquery.clients", 8, on_evict=_close)
 
 
 def call_ref(ctx: CallContext) -> BqRef | None:
@@ -111,20 +116,8 @@ def client_for(ctx: CallContext, project: str) -> Any:
 
     credentials = ctx.require_credentials()
     endpoint = api_endpoint(ctx.config or {})
-    digest = hashlib.sha256(json.dumps(credentials, sort_keys=True, default=str).encode()).hexdigest()
-    key = f"{digest}|{endpoint or ''}|{project}"
-    with _lock:
-        client = _clients.get(key)
-        if client is not None:
-            _clients.move_to_end(key)
-            return client
-    client = _make(credentials, endpoint, project)
-    with _lock:
-        _clients[key] = client
-        while len(_clients) > _MAX_CLIENTS:
-            _, old = _clients.popitem(last=False)
-            _close(old)
-    return client
+    return ctx.state(CLIENTS).get_or_make(identity_key(credentials, endpoint, project),
+                                          lambda: _make(credentials, endpoint, project))
 
 
 def _make(credentials: dict[str, Any], endpoint: str | None, project: str) -> Any:
@@ -134,18 +127,3 @@ def _make(credentials: dict[str, Any], endpoint: str | None, project: str) -> An
     options = {"api_endpoint": endpoint} if endpoint else None
     return bigquery.Client(project=project, credentials=build_credentials(credentials, SCOPES), client_options=options)
 
-
-def _close(client: Any) -> None:
-    try:
-        client.close()
-    except Exception:
-        pass
-
-
-def close_all() -> None:
-    """Close every cached client (connector_shutdown)."""
-    with _lock:
-        clients = list(_clients.values())
-        _clients.clear()
-    for c in clients:
-        _close(c)

@@ -2,16 +2,16 @@
 
 Every paid decision comes from it: the statement type decides read-only (no regex), the
 bytes decide the cost preflight. The preflight (estimate_cost hook) and the tool run get
-the same CallContext, so the dry run of a call is remembered on it and not repeated.
+the same CallContext, so the dry run of a call is remembered on it (``REMEMBERED``, a CallSlot) and not repeated.
 """
 
 from __future__ import annotations
 
-import weakref
 from dataclasses import dataclass, field
 from typing import Any
 
 from analytics_acp import CallContext, ReadOnlyViolation
+from analytics_acp.state import CallSlot
 
 from . import client as bq
 from .errors import reasons, to_acp
@@ -33,7 +33,8 @@ class DryRun:
     location: str | None = None
 
 
-_remembered: dict[int, tuple[str, DryRun]] = {}
+# The preflight's dry run of this call, by its SQL (the tool's run reads it back).
+REMEMBERED: CallSlot[dict[str, DryRun]] = CallSlot("bigquery.dry_run", lambda ctx: {})
 
 
 def labels(tool: str) -> dict[str, str]:
@@ -87,13 +88,12 @@ def check_tables(ctx: CallContext, dry: DryRun) -> None:
 
 
 def remember(ctx: CallContext, sql: str, dry: DryRun) -> None:
-    """Keep the preflight's dry run for the same call's run (dropped with the context)."""
-    key = id(ctx)
-    _remembered[key] = (sql, dry)
-    weakref.finalize(ctx, _remembered.pop, key, None)
+    """Keep the preflight's dry run for the same call's run (it ends with the call's context)."""
+    remembered = ctx.state(REMEMBERED)
+    remembered.clear()  # one at a time: the run asks for the SQL the preflight checked
+    remembered[sql] = dry
 
 
 def recall(ctx: CallContext, sql: str) -> DryRun | None:
     """The dry run remembered for this call and SQL, if any."""
-    found = _remembered.get(id(ctx))
-    return found[1] if found and found[0] == sql else None
+    return ctx.state(REMEMBERED).get(sql)

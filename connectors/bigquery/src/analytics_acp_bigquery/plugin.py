@@ -44,16 +44,6 @@ def estimate_cost(tool, arguments, ctx):
 
 
 @hookimpl
-def connector_shutdown():
-    """Close cached clients (only if a client was ever made)."""
-    import sys
-
-    client = sys.modules.get("analytics_acp_bigquery.client")
-    if client is not None:
-        client.close_all()
-
-
-@hookimpl
 def connector_ready():
     """Import the google-cloud-bigquery in the background once the server is initialized (issue 26.6: the first call
     does not pay for them; start-up still imports none)."""
