@@ -18,6 +18,7 @@ from typing import Any
 import pytest
 from analytics_acp import CallContext, HostTable
 from analytics_acp.kit import make_ctx as kit_make_ctx
+from analytics_acp.state import ConnectorState
 
 sys.path.insert(0, str(Path(__file__).parent))  # helper modules beside the tests (dbactivity.py)
 
@@ -43,9 +44,11 @@ def need_server(port: int, name: str) -> None:
 
 
 def _make_ctx(credentials: dict[str, Any] | None, resource_id: str | None = None, config: dict[str, Any] | None = None,
-             tool: str = "execute_sql", tables: dict[str, HostTable] | None = None) -> CallContext:
+             tool: str = "execute_sql", tables: dict[str, HostTable] | None = None,
+             connector_state: ConnectorState | None = None) -> CallContext:
     """The kit's CallContext; ``tables`` answer ctx.read_table like a host (8.8)."""
-    return kit_make_ctx("databases", tool, tables=tables, credentials=credentials, config=config, resource_id=resource_id)
+    return kit_make_ctx("databases", tool, tables=tables, credentials=credentials, config=config, resource_id=resource_id,
+                        connector_state=connector_state or ConnectorState("databases"))
 
 
 @pytest.fixture
@@ -112,12 +115,13 @@ def maria_db() -> Any:
         admin.dispose()
 
 
-@pytest.fixture(autouse=True)
-def _dispose_engines():
-    yield
-    from analytics_acp_databases.engines import dispose_all
-
-    dispose_all()
+@pytest.fixture
+def connector_state() -> Any:
+    """What the connector keeps between calls (engines, reflected columns), shared by a test's contexts as a
+    server's are; closed at the end as the server's stop would (engines disposed)."""
+    state = ConnectorState("databases")
+    yield state
+    state.close()
 
 
 @pytest.fixture
@@ -134,9 +138,14 @@ def no_guard(monkeypatch) -> None:
 
 
 @pytest.fixture
-def make_ctx() -> Callable[..., CallContext]:
-    """Factory: make_ctx(credentials, resource_id=None, config=None, tool=..., tables=None)."""
-    return _make_ctx
+def make_ctx(connector_state) -> Callable[..., CallContext]:
+    """Factory: make_ctx(credentials, resource_id=None, config=None, tool=..., tables=None), sharing the test's state."""
+
+    def make(*args: Any, **kwargs: Any) -> CallContext:
+        kwargs.setdefault("connector_state", connector_state)
+        return _make_ctx(*args, **kwargs)
+
+    return make
 
 
 @pytest.fixture

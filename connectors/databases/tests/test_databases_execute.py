@@ -183,11 +183,12 @@ def test_an_unconsumed_extraction_releases_its_connection(sales_db, make_ctx):
     """If the core never iterates the rows (an error elsewhere), the fenced connection is still returned to the pool."""
     import gc
 
-    from analytics_acp_databases.engines import Source
+    from analytics_acp_databases.catalog import source_for
 
     creds = {"type": "sqlite", "path": sales_db}
-    ex = run_execute_sql(ExecuteSql.parse({"sql": "SELECT * FROM ventas"}), make_ctx(creds, "ventas"))
-    pool = Source(creds, database="ventas").engine(read_only=True).pool
+    ctx = make_ctx(creds, "ventas")
+    ex = run_execute_sql(ExecuteSql.parse({"sql": "SELECT * FROM ventas"}), ctx)
+    pool = source_for(ctx, None).engine(read_only=True).pool  # the engine the call used: the connector's state keeps it
     assert pool.checkedout() == 1
     del ex
     gc.collect()

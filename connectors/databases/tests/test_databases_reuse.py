@@ -7,7 +7,7 @@ import sqlite3
 from pathlib import Path
 
 import pytest
-from analytics_acp_databases import catalog, engines, execute, types_map
+from analytics_acp_databases import engines, execute, types_map
 from analytics_acp_databases.arguments import ExecuteSql
 from analytics_acp_databases.execute import run_execute_sql
 
@@ -19,16 +19,6 @@ def _db(path, rows: int) -> str:
         con.execute("CREATE TABLE t (id INTEGER PRIMARY KEY, name TEXT, day DATE)")
         con.executemany("INSERT INTO t VALUES (?, ?, '2026-01-01')", [(i, f"n{i}") for i in range(1, rows + 1)])
     return str(path)
-
-
-@pytest.fixture(autouse=True)
-def _fresh_caches():
-    memo = getattr(types_map, "_INFERRED", {})
-    catalog._COLUMN_CACHE.clear()
-    memo.clear()
-    yield
-    catalog._COLUMN_CACHE.clear()
-    memo.clear()
 
 
 def _run(make_ctx, consume, path: str, sql: str) -> list[dict]:
@@ -108,14 +98,15 @@ def inference_runs(monkeypatch) -> list[int]:
     return runs
 
 
-def test_inferred_memo_is_bounded(monkeypatch):
+def test_inferred_memo_is_bounded():
+    from analytics_acp_databases.state import INFERRED_MEMO_SIZE, DatabaseState
     from sqlglot import parse_one
 
-    monkeypatch.setattr(types_map, "INFERRED_MEMO_SIZE", 4)
-    for k in range(10):
+    memo = DatabaseState().inferred
+    for k in range(INFERRED_MEMO_SIZE + 10):
         sql = f"SELECT {k} AS a"
-        assert types_map.inferred_types_memo(sql, parse_one(sql), {}, "sqlite", 1) == ["integer"]
-    assert len(types_map._INFERRED) == 4
+        assert types_map.inferred_types_memo(memo, sql, parse_one(sql), {}, "sqlite", 1) == ["integer"]
+    assert len(memo) == INFERRED_MEMO_SIZE
 
 
 def test_inference_shared_by_queries_that_differ_only_in_filters_order_and_limit(tmp_path, make_ctx, consume, inference_runs):

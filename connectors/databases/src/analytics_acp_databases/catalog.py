@@ -6,18 +6,17 @@ Inspector; row-count estimates use each engine's statistics instead of counting.
 
 from __future__ import annotations
 
-import threading
-import time
 from collections.abc import Callable
 from typing import Any
 
 import sqlalchemy as sa
 from analytics_acp import CallContext, ResourceNotFound
+from analytics_acp.state import identity_key
 from sqlalchemy.engine import Connection
 
-from . import credentials as creds
 from .engines import Session, Source, open_read
 from .resource_ids import Target, credential_database, has_schema_level
+from .state import DATABASES
 
 SYSTEM_SCHEMAS = {
     "postgresql": {"pg_catalog", "information_schema", "pg_toast"},
@@ -25,16 +24,14 @@ SYSTEM_SCHEMAS = {
     "mysql": {"information_schema", "mysql", "performance_schema", "sys"},
     "mariadb": {"information_schema", "mysql", "performance_schema", "sys"},
 }
-_COLUMN_CACHE: dict[tuple, tuple[float, dict[str, str]]] = {}
-_COLUMN_CACHE_LOCK = threading.Lock()
-COLUMN_CACHE_S = 300
 
 
 def source_for(ctx: CallContext, target: Target | None) -> Source:
-    """The Source of a call: credentials, config and the target's database."""
+    """The Source of a call: credentials, config, the target's database and the connector's state (its engines)."""
     credentials = ctx.require_credentials()
     database = target.database if target else credential_database(credentials)
-    return Source(credentials=credentials, config=dict(getattr(ctx, "config", None) or {}), database=database)
+    return Source(credentials=credentials, config=dict(getattr(ctx, "config", None) or {}), database=database,
+                  state=ctx.state(DATABASES))
 
 
 def default_schema(session: Session) -> str | None:
@@ -276,14 +273,14 @@ def _inference_schema(source: Source, tables: list[str], default: str | None,
     depth = max(len(t.split(".")) for t in tables)
     if depth > 2:
         return {}
-    ident = creds.identity_hash(source.credentials)
+    ident = identity_key(source.credentials)
+    cache = source.state.columns
     nested: dict[str, Any] = {}
     for name in tables:
         parts = name.split(".")
         schema = parts[0] if len(parts) == 2 else None
         key = (ident, source.database, schema, parts[-1])
-        now = time.monotonic()
-        columns = _cached_columns(key, now)
+        columns = cache.get(key)
         if columns is None:
             if reflect is None:
                 return None
@@ -291,19 +288,12 @@ def _inference_schema(source: Source, tables: list[str], default: str | None,
                 columns = reflect(schema, parts[-1])
             except Exception:
                 return {}
-            with _COLUMN_CACHE_LOCK:
-                _COLUMN_CACHE[key] = (now, columns)
+            cache.put(key, columns)
         if depth == 2:
             nested.setdefault(schema or default or "", {})[parts[-1]] = columns
         else:
             nested[parts[-1]] = columns
     return nested
-
-
-def _cached_columns(key: tuple, now: float) -> dict[str, str] | None:
-    with _COLUMN_CACHE_LOCK:
-        hit = _COLUMN_CACHE.get(key)
-    return hit[1] if hit and now - hit[0] < COLUMN_CACHE_S else None
 
 
 def resolve_schema_or_table(target: Target, ctx: CallContext) -> Target:

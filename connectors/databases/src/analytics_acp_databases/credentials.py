@@ -6,8 +6,6 @@ connector goes through ``scrub`` first (10.1.4: no echo of credentials).
 
 from __future__ import annotations
 
-import hashlib
-import json
 import os
 import re
 from pathlib import Path
@@ -24,12 +22,6 @@ SERVER_DRIVERS = {"postgresql": "postgresql+psycopg", "mysql": "mysql+pymysql", 
 # Masks the password of any URL-like ``scheme://user:password@`` left in a driver message.
 _URL_PASSWORD = re.compile(r"(?P<head>[a-zA-Z][\w+.-]*://[^:/@\s]*:)[^@\s]*@")
 _DSN_PASSWORD = re.compile(r"(?i)(password\s*=\s*)('[^']*'|\S+)")
-
-
-def identity_hash(credentials: dict[str, Any] | None) -> str:
-    """In-memory cache key for engines: a hash of the canonical credentials, never the secret itself."""
-    canonical = json.dumps(credentials or {}, sort_keys=True, separators=(",", ":"), default=str)
-    return hashlib.sha256(canonical.encode()).hexdigest()
 
 
 def file_path(credentials: dict[str, Any]) -> Path:

@@ -13,7 +13,8 @@ Queries never run on a plain connection. ``open_read`` gives one where the datab
 - MySQL/MariaDB: ``SET SESSION TRANSACTION READ ONLY`` + ``START TRANSACTION READ ONLY``, max
   statement time; pymysql does not enable multi-statements.
 
-Engines are cached in memory by a hash of the credentials (10.1.3) and never persisted.
+Engines are kept in the connector's state (state.py, per hash of the credentials, 10.1.3) and never persisted;
+a ``Source`` carries that state.
 """
 
 from __future__ import annotations
@@ -22,32 +23,26 @@ import logging
 import sqlite3
 import threading
 import time
-import weakref
-from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any
 
 import sqlalchemy as sa
 from analytics_acp import CredentialsInvalid
+from analytics_acp.state import identity_key
 from sqlalchemy import event
 from sqlalchemy.engine import URL, Connection, Engine
 from sqlalchemy.exc import NoSuchModuleError
 
 from . import credentials as creds
 from .resource_ids import backend_of, canonical, credential_database
+from .state import DatabaseState
 
 log = logging.getLogger(__name__)
 
 # Explicit, so a frozen build (no entry-point metadata) still finds the DuckDB dialect.
 sa.dialects.registry.register("duckdb", "duckdb_engine", "Dialect")
 
-# Engines kept (LRU). Above the number of sources in use at once, every call would build and
-# dispose an engine (and reconnect); 64 covers 50 concurrent HTTP sessions with their own files.
-MAX_ENGINES = 64
 DEFAULT_TIMEOUT_S = 60.0
-_ENGINES: OrderedDict[tuple, Engine] = OrderedDict()
-_ENGINES_LOCK = threading.RLock()
-_FILE_LOCKS: dict[str, threading.RLock] = {}
 
 # SQLite authorizer (second fence): reads, functions, recursive CTEs and read-only PRAGMAs only.
 _SQLITE_TABLE_PRAGMAS = {"table_info", "table_xinfo", "index_list", "index_info", "index_xinfo", "foreign_key_list", "table_list"}
@@ -71,11 +66,13 @@ def _sqlite_authorizer(action: int, arg1: Any, arg2: Any, dbname: Any, source: A
 
 @dataclass
 class Source:
-    """One configured source as seen by a call: credentials, backend and effective database."""
+    """One configured source as seen by a call: credentials, backend and effective database; ``state`` is the
+    connector's (``ctx.state(DATABASES)``: its engines), a private one when built outside a call."""
 
     credentials: dict[str, Any]
     config: dict[str, Any] = field(default_factory=dict)
     database: str | None = None
+    state: DatabaseState = field(default_factory=DatabaseState, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         self.credentials = canonical(self.credentials) or {}
@@ -108,35 +105,24 @@ class Source:
         raise CredentialsInvalid("Unknown credentials type: use sqlite, duckdb, server or url.")
 
     def engine(self, read_only: bool = True) -> Engine:
-        """Cached engine (per credentials hash, database and mode)."""
-        key = (creds.identity_hash(self.credentials), self.database, read_only)
-        with _ENGINES_LOCK:
-            engine = _ENGINES.get(key)
-            if engine is not None:
-                _ENGINES.move_to_end(key)
-                return engine
+        """The kept engine (per credentials hash, database and mode), made on first use."""
+
+        def make() -> Engine:
             try:
-                engine = _create_engine(self, read_only)
+                return _create_engine(self, read_only)
             except (ImportError, NoSuchModuleError) as exc:
                 raise _missing_driver(self, exc) from None
-            _ENGINES[key] = engine
-            while len(_ENGINES) > MAX_ENGINES:
-                _, old = _ENGINES.popitem(last=False)
-                old.dispose()
-            return engine
+
+        return self.state.engines.get_or_make((identity_key(self.credentials), self.database, read_only), make)
 
     def file_lock(self) -> threading.RLock:
         """Per-file lock: DuckDB cannot hold a read-only and a read-write handle of one file at once."""
-        path = str(self.credentials.get("path") or "")
-        with _ENGINES_LOCK:
-            return _FILE_LOCKS.setdefault(path, threading.RLock())
+        return self.state.file_lock(str(self.credentials.get("path") or ""))
 
     def dispose_file_engines(self) -> None:
-        """Close every cached engine of this credential's file (before DuckDB switches modes)."""
-        ident = creds.identity_hash(self.credentials)
-        with _ENGINES_LOCK:
-            for key in [k for k in _ENGINES if k[0] == ident]:
-                _ENGINES.pop(key).dispose()
+        """Close every kept engine of this credential's file (before DuckDB switches modes)."""
+        ident = identity_key(self.credentials)
+        self.state.engines.drop_where(lambda key: key[0] == ident)
 
 
 def _missing_driver(source: Source, exc: BaseException) -> CredentialsInvalid:
@@ -185,7 +171,6 @@ def _create_engine(source: Source, read_only: bool) -> Engine:
     return sa.create_engine(url, connect_args=connect_args, pool_size=2, max_overflow=6, pool_pre_ping=True, pool_recycle=1800)
 
 
-_ACTIVE: weakref.WeakSet = weakref.WeakSet()  # sessions with a connection checked out (cancel_running)
 USER_SQL = "acp_user_sql"  # execution option marking the model's SQL (see _pg_one_statement)
 
 
@@ -234,7 +219,7 @@ class Session:
         self._timer = timer
         self._stop = stop if stop is not None else threading.Event()  # read by SQLite's progress handler
         self._closed = False
-        _ACTIVE.add(self)
+        source.state.track(self)  # a stop cancels its statement (DatabaseState.cancel_running)
 
     @property
     def backend(self) -> str:
@@ -249,7 +234,7 @@ class Session:
         if self._closed:
             return
         self._closed = True
-        _ACTIVE.discard(self)
+        self.source.state.untrack(self)
         if self._timer is not None:
             self._timer.cancel()
         raw = self.conn.connection.dbapi_connection if not self.conn.closed else None
@@ -267,7 +252,7 @@ class Session:
         if self._closed:
             return
         self._closed = True
-        _ACTIVE.discard(self)
+        self.source.state.untrack(self)
         if self._timer is not None:
             self._timer.cancel()
         try:
@@ -416,24 +401,3 @@ def _literal(text: str) -> str:
 def _pg_ident(name: str) -> str:
     return '"' + name.replace('"', '""') + '"'
 
-
-def cancel_running() -> int:
-    """Stop every query in flight at the database (the server is stopping: Ctrl-C, SIGTERM):
-    SQLite/DuckDB interrupt, PostgreSQL cancel request, MySQL/MariaDB KILL QUERY from a second connection.
-    Returns how many were cancelled (logged at INFO)."""
-    cancelled = 0
-    for session in list(_ACTIVE):
-        try:
-            cancelled += session.cancel()
-        except Exception:  # stopping anyway: one failed cancel must not keep the others
-            continue
-    if cancelled:
-        log.info("stopping: cancelled %d %s in flight", cancelled, "query" if cancelled == 1 else "queries")
-    return cancelled
-
-
-def dispose_all() -> None:
-    """Dispose every cached engine (connector shutdown, tests)."""
-    with _ENGINES_LOCK:
-        while _ENGINES:
-            _ENGINES.popitem()[1].dispose()

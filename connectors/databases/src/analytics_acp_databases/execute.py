@@ -215,7 +215,7 @@ def column_types(session: Session, checked: CheckedQuery, description: Any, sche
                 mapping = catalog.schema_for_inference(side, checked.tables, default)
         except Exception:
             mapping = {}
-    inferred = types_map.inferred_types_memo(checked.sql, tree, mapping, sqlglot_dialect(backend), len(driver))
+    inferred = types_map.inferred_types_memo(session.source.state.inferred, checked.sql, tree, mapping, sqlglot_dialect(backend), len(driver))
     return types_map.merge(driver, inferred)
 
 

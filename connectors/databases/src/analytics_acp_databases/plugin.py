@@ -40,13 +40,3 @@ def credentials_resource(credentials):
     database = credential_database(credentials)
     return join_parts([database]) if database else None
 
-
-@hookimpl
-def connector_shutdown():
-    """Dispose pooled connections when the server stops (only if any engine was ever made)."""
-    import sys
-
-    engines = sys.modules.get("analytics_acp_databases.engines")
-    if engines is not None:
-        engines.cancel_running()  # a query in flight is stopped at the database, not left running
-        engines.dispose_all()

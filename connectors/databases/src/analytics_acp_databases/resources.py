@@ -18,6 +18,7 @@ from .credentials import ENGINE_TITLES
 from .engines import Source, open_read
 from .resource_ids import backend_of, credential_database, has_schema_level, join_parts, parse_target
 from .sqlerrors import map_error
+from .state import DATABASES
 
 MAX_RESOURCES = 2000
 TABLES_PER_SCHEMA = 300
@@ -30,7 +31,8 @@ def _rows(estimate: Any) -> str:
 def list_resources(ctx: CallContext) -> list[Resource]:
     """Every database/schema/table id (capped at 2000) with a name, group and short description."""
     credentials = ctx.require_credentials()
-    source = Source(credentials=credentials, config=dict(ctx.config or {}), database=credential_database(credentials))
+    source = Source(credentials=credentials, config=dict(ctx.config or {}), database=credential_database(credentials),
+                    state=ctx.state(DATABASES))
     try:
         with open_read(source, timeout_s=min(20.0, source.timeout_s)) as session:
             return _list(session, source)

@@ -15,14 +15,13 @@ from __future__ import annotations
 import datetime as dt
 import decimal
 import json
-import threading
 import uuid
-from collections import OrderedDict
 from collections.abc import Callable
 from itertools import chain
 from typing import Any
 
 import orjson
+from analytics_acp.state import KeyedCache
 from sqlglot import exp
 from sqlglot.optimizer.annotate_types import annotate_types
 from sqlglot.optimizer.qualify import qualify
@@ -120,9 +119,6 @@ def inferred_types(tree: exp.Expression | None, schema: dict[str, Any], dialect:
     return [acp_type(s.type) for s in selects]
 
 
-INFERRED_MEMO_SIZE = 512
-_INFERRED: OrderedDict[tuple[Any, str | None, int, bytes], tuple[str | None, ...]] = OrderedDict()
-_INFERRED_LOCK = threading.Lock()
 # Clauses of the outermost SELECT that filter or order rows but never change a projection's type.
 _ROW_ONLY_CLAUSES = frozenset({"where", "order", "limit", "offset"})
 
@@ -146,9 +142,10 @@ def _shape(node: Any) -> Any:
     return (type(node).__name__, repr(node))
 
 
-def inferred_types_memo(sql: str, tree: exp.Expression | None, schema: dict[str, Any], dialect: str | None,
-                        count: int) -> list[str | None]:
-    """``inferred_types`` remembered per (projections, dialect, column count, reflected schema), LRU-bounded.
+def inferred_types_memo(memo: KeyedCache[tuple[str | None, ...]], sql: str, tree: exp.Expression | None,
+                        schema: dict[str, Any], dialect: str | None, count: int) -> list[str | None]:
+    """``inferred_types`` remembered in ``memo`` (the connector's, state.DatabaseState.inferred, LRU-bounded) per
+    (projections, dialect, column count, reflected schema).
 
     The key is the query without the clauses that cannot change a projection's type
     (``projection_key``); the schema's column types are part of it, so a reflected change (or
@@ -161,16 +158,11 @@ def inferred_types_memo(sql: str, tree: exp.Expression | None, schema: dict[str,
     except Exception:
         shape = sql
     key = (shape, dialect, count, orjson.dumps(schema, option=orjson.OPT_SORT_KEYS))
-    with _INFERRED_LOCK:
-        hit = _INFERRED.get(key)
-        if hit is not None:
-            _INFERRED.move_to_end(key)
-            return list(hit)
+    hit = memo.get(key)
+    if hit is not None:
+        return list(hit)
     kinds = inferred_types(tree, schema, dialect, count)
-    with _INFERRED_LOCK:
-        _INFERRED[key] = tuple(kinds)
-        while len(_INFERRED) > INFERRED_MEMO_SIZE:
-            _INFERRED.popitem(last=False)
+    memo.put(key, tuple(kinds))
     return kinds
 
 
