@@ -273,8 +273,27 @@ def slow_home(site):
 FAST = {"settle_ms": 400, "navigation_timeout_ms": 15000, "action_timeout_ms": 5000}
 
 
+@pytest.fixture(scope="module")
+def connector_state():
+    """The connector's state for a test module: one browser per module, as one server has one; its stop at the end
+    closes the sessions, Chromium, Playwright and the browser thread."""
+    from analytics_acp.state import ConnectorState
+
+    state = ConnectorState("browser")
+    yield state
+    state.close()
+
+
 @pytest.fixture
-def make_ctx(tmp_path):
+def browser(connector_state):
+    """The module's ``sessions.Browser`` (its thread and pool), the one make_ctx's contexts use."""
+    from analytics_acp_browser.sessions import BROWSER
+
+    return connector_state.get(BROWSER)
+
+
+@pytest.fixture
+def make_ctx(tmp_path, connector_state):
     """The kit's CallContext factory for direct tool calls (the runtime normally builds it)."""
     from analytics_acp.kit import make_ctx as kit_make_ctx
 
@@ -283,7 +302,7 @@ def make_ctx(tmp_path):
     def make(tool="capture", resource_id=None, conversation_id=None, session_id=None, config=None, credentials=None):
         return kit_make_ctx("browser", tool, resource_id=resource_id, conversation_id=conversation_id,
                             session_id=session_id, config={**base, **(config or {})}, credentials=credentials,
-                            tmp_dir=tmp_path)
+                            tmp_dir=tmp_path, connector_state=connector_state)
 
     make.base = base  # type: ignore[attr-defined]
     return make

@@ -16,7 +16,7 @@ from analytics_acp.errors import CredentialsInvalid, CredentialsMissing, Invalid
 from analytics_acp_browser import blocks, capture, screenshot
 from analytics_acp_browser.arguments import CaptureArguments, ScreenshotArguments
 from analytics_acp_browser.declaration import close_session
-from analytics_acp_browser.sessions import BROWSER, CRASH_WARNING, EVICTED_WARNING, POOL
+from analytics_acp_browser.sessions import CRASH_WARNING, EVICTED_WARNING
 
 pytestmark = pytest.mark.browser
 
@@ -273,17 +273,17 @@ async def test_screenshot_and_close_session(site, make_ctx, no_settle, tmp_path)
     assert after.manifest["session"] == "new"
 
 
-async def test_idle_timeout_and_session_cap(site, make_ctx, no_settle):
+async def test_idle_timeout_and_session_cap(site, make_ctx, no_settle, browser):
     config = {"max_sessions": 2}
     keys = [conv() for _ in range(3)]
     for key in keys:
         await capture.run(CaptureArguments.parse({"url": "/"}), make_ctx(resource_id=site.origin, conversation_id=key, config=config))
-    assert keys[0] not in POOL.sessions and keys[1] in POOL.sessions and keys[2] in POOL.sessions
+    assert keys[0] not in browser.pool.sessions and keys[1] in browser.pool.sessions and keys[2] in browser.pool.sessions
     ctx = make_ctx(resource_id=site.origin, conversation_id=keys[0], config=config)
     again = await capture.run(CaptureArguments.parse({"url": "/"}), ctx)
     assert again.manifest["session"] == "new" and EVICTED_WARNING in ctx.warnings
 
-    assert await BROWSER.run(POOL.reap, 0) >= 1  # everything is idle for more than 0 s
+    assert await browser.thread.run(browser.pool.reap, 0) >= 1  # everything is idle for more than 0 s
     ctx = make_ctx(resource_id=site.origin, conversation_id=keys[2])
     assert (await capture.run(CaptureArguments.parse({"url": "/"}), ctx)).manifest["session"] == "new"
     assert EVICTED_WARNING in ctx.warnings
@@ -303,10 +303,10 @@ def _browser_pids(marker: str) -> list[int]:
     return pids
 
 
-async def test_crashed_browser_is_restarted_with_a_warning(site, make_ctx, no_settle):
+async def test_crashed_browser_is_restarted_with_a_warning(site, make_ctx, no_settle, browser):
     key = conv()
     await capture.run(CaptureArguments.parse({"url": "/"}), make_ctx(resource_id=site.origin, conversation_id=key))
-    pids = _browser_pids(POOL.marker)
+    pids = _browser_pids(browser.pool.marker)
     assert pids
     for pid in pids:
         try:
@@ -314,7 +314,7 @@ async def test_crashed_browser_is_restarted_with_a_warning(site, make_ctx, no_se
         except ProcessLookupError:
             pass
     for _ in range(600):  # wait for Playwright to notice the browser is gone (bounded, generous under load)
-        if POOL._browser is None:
+        if browser.pool._browser is None:
             break
         await asyncio.sleep(0.05)
     ctx = make_ctx(resource_id=site.origin, conversation_id=key)
@@ -357,7 +357,7 @@ async def test_capture_reports_each_step_and_stops_between_steps_when_cancelled(
     assert [s[0] for s in stopped.seen] == [1, 2]  # the page and the first step, nothing after the cancel
 
 
-async def test_a_cancel_closes_the_page_and_context_of_the_running_capture(site, make_ctx, no_settle):
+async def test_a_cancel_closes_the_page_and_context_of_the_running_capture(site, make_ctx, no_settle, browser):
     # Issue 28.2 "browser: closes the page/context": a cancel during a step still waiting (a navigation
     # the site never answers) ends it at once; the session leaves the registry and the next call works.
     import anyio
@@ -366,7 +366,7 @@ async def test_a_cancel_closes_the_page_and_context_of_the_running_capture(site,
 
     key = conv()
     await capture.run(CaptureArguments.parse({"url": "/"}), make_ctx(resource_id=site.origin, conversation_id=key))
-    session = POOL.sessions[key]
+    session = browser.pool.sessions[key]
     ctx = make_ctx(resource_id=site.origin, conversation_id=key)
     ctx.signals = signals = RecordingSignals()
     site.hanging.clear()
@@ -392,6 +392,6 @@ async def test_a_cancel_closes_the_page_and_context_of_the_running_capture(site,
     async def page_closed() -> bool:
         return session.page.is_closed()
 
-    assert session.closed and await BROWSER.run(page_closed) and key not in POOL.sessions
+    assert session.closed and await browser.thread.run(page_closed) and key not in browser.pool.sessions
     again = await capture.run(CaptureArguments.parse({"url": "/"}), make_ctx(resource_id=site.origin, conversation_id=key))
-    assert again.manifest["session"] == "new" and POOL.sessions[key] is not session
+    assert again.manifest["session"] == "new" and browser.pool.sessions[key] is not session

@@ -15,7 +15,7 @@ import pytest
 from analytics_acp.errors import UpstreamError
 from analytics_acp_browser import capture, screenshot
 from analytics_acp_browser.arguments import CaptureArguments, ScreenshotArguments
-from analytics_acp_browser.sessions import BROWSER, CHANGED_WARNING, EVICTED_WARNING, POOL
+from analytics_acp_browser.sessions import CHANGED_WARNING, EVICTED_WARNING
 
 pytestmark = pytest.mark.browser
 
@@ -82,21 +82,21 @@ async def test_context_options_reach_the_browser(site, make_ctx, no_settle):
     assert "|LANG=fr-FR" in changed.manifest["pages"][0]["title"]
 
 
-async def test_idle_timeout_comes_from_config(site, make_ctx, no_settle):
+async def test_idle_timeout_comes_from_config(site, make_ctx, no_settle, browser):
     key = conv()
     config = {"idle_timeout_s": 10}
     await capture.run(CaptureArguments.parse({"url": "/"}), make_ctx(resource_id=site.origin, conversation_id=key, config=config))
 
     async def age() -> None:  # pretend the last call was a minute ago instead of sleeping
-        POOL.sessions[key].last_used = time.monotonic() - 60
+        browser.pool.sessions[key].last_used = time.monotonic() - 60
 
-    await BROWSER.run(age)
+    await browser.thread.run(age)
     ctx = make_ctx(resource_id=site.origin, conversation_id=key, config=config)
     result = await capture.run(CaptureArguments.parse({"url": "/"}), ctx)
     assert result.manifest["session"] == "new" and EVICTED_WARNING in ctx.warnings
 
     # the same age with the default timeout (900 s) keeps the session
-    await BROWSER.run(age)
+    await browser.thread.run(age)
     ctx = make_ctx(resource_id=site.origin, conversation_id=key)
     assert (await capture.run(CaptureArguments.parse({"url": "/"}), ctx)).manifest["session"] == "continued"
     assert EVICTED_WARNING not in ctx.warnings

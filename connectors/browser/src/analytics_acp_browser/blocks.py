@@ -8,7 +8,6 @@ cost one page load; the core caches each block per origin with its TTL.
 from __future__ import annotations
 
 import gzip
-import time
 import xml.etree.ElementTree as ET
 from collections import Counter
 from typing import Any
@@ -16,7 +15,7 @@ from typing import Any
 from analytics_acp import CallContext
 
 from . import capture, tags
-from .sessions import BROWSER, POOL
+from .sessions import BROWSER, Browser, SessionPool
 from .settings import Access, Settings
 from .urls import host_of
 
@@ -24,17 +23,16 @@ TTL_TAGS_S = 6 * 3600
 TTL_ROBOTS_S = 24 * 3600
 TTL_OVERVIEW_S = 6 * 3600
 MAX_SITEMAP_BYTES = 5 * 1024 * 1024
-_PROBES: dict[tuple[str, str], tuple[float, dict[str, Any]]] = {}
 
 
-async def _probe(origin: str, settings: Settings, access: Access) -> dict[str, Any]:
-    """Visit the origin's home page once (cached for 60 s) and return the capture outcome."""
+async def _probe(browser: Browser, origin: str, settings: Settings, access: Access) -> dict[str, Any]:
+    """Visit the origin's home page once (kept for a minute in ``browser.probes``) and return the capture outcome."""
     key = (origin, access.fingerprint())
-    cached = _PROBES.get(key)
-    if cached and time.monotonic() - cached[0] < 60:
-        return cached[1]
-    outcome = await capture._capture(None, settings, access, origin + "/", [], "load")
-    _PROBES[key] = (time.monotonic(), outcome)
+    cached = browser.probes.get(key)
+    if cached is not None:
+        return cached
+    outcome = await capture._capture(browser, None, settings, access, origin + "/", [], "load")
+    browser.probes.put(key, outcome)
     return outcome
 
 
@@ -48,7 +46,8 @@ def _start(resource_id: str, ctx: CallContext) -> tuple[Settings, Access, str]:
 async def tag_setup(resource_id: str, ctx: CallContext) -> dict[str, Any]:
     """Measurement ids, GTM containers, ads tags, consent platform and consent mode of the home page."""
     settings, access, origin = _start(resource_id, ctx)
-    outcome = await BROWSER.run(_probe, origin, settings, access)
+    browser = ctx.state(BROWSER)
+    outcome = await browser.thread.run(_probe, browser, origin, settings, access)
     table = capture.build(outcome, origin + "/")
     rows = next(t.rows for t in table.tables if t.name == "tags")
     out = tags.summary(list(rows))
@@ -60,7 +59,8 @@ async def tag_setup(resource_id: str, ctx: CallContext) -> dict[str, Any]:
 async def page_overview(resource_id: str, ctx: CallContext) -> dict[str, Any]:
     """Status, title, description, canonical, JSON-LD types and third parties of the start URL."""
     settings, access, origin = _start(resource_id, ctx)
-    outcome = await BROWSER.run(_probe, origin, settings, access)
+    browser = ctx.state(BROWSER)
+    outcome = await browser.thread.run(_probe, browser, origin, settings, access)
     rec = outcome["recorder"]
     page = rec.pages[-1] if rec.pages else {}
     snap = rec.snapshots.get(page.get("page_index"), {}) if page else {}
@@ -88,11 +88,12 @@ async def page_overview(resource_id: str, ctx: CallContext) -> dict[str, Any]:
 async def robots_sitemap(resource_id: str, ctx: CallContext) -> dict[str, Any]:
     """robots.txt rules for all agents and the first sitemap's size."""
     settings, access, origin = _start(resource_id, ctx)
-    return await BROWSER.run(_robots, origin, settings, access)
+    browser = ctx.state(BROWSER)
+    return await browser.thread.run(_robots, browser.pool, origin, settings, access)
 
 
-async def _robots(origin: str, settings: Settings, access: Access) -> dict[str, Any]:
-    session = await POOL.acquire(None, settings, access, origin + "/", [])
+async def _robots(pool: SessionPool, origin: str, settings: Settings, access: Access) -> dict[str, Any]:
+    session = await pool.acquire(None, settings, access, origin + "/", [])
     try:
         request = session.context.request
         out: dict[str, Any] = {"robots_url": origin + "/robots.txt"}
@@ -111,7 +112,7 @@ async def _robots(origin: str, settings: Settings, access: Access) -> dict[str, 
             out["sitemap"] = await _sitemap(request, target, settings)
         return out
     finally:
-        await POOL.release(session)
+        await pool.release(session)
 
 
 def parse_robots(text: str) -> dict[str, Any]:

@@ -22,7 +22,7 @@ from analytics_acp.signals import CallSignals
 from . import actions, catalog, cookies, performance, seo, storage, tags
 from .arguments import CaptureArguments
 from .recorder import Recorder
-from .sessions import BROWSER, POOL, Session
+from .sessions import BROWSER, Browser, Session
 from .settings import Access, Settings
 from .urls import HostPolicy, host_of, origin_of, resolve
 
@@ -57,19 +57,21 @@ async def run(arguments: CaptureArguments, ctx: CallContext) -> MultiExtraction:
     settings = Settings.from_config(ctx.config)
     access = Access.from_credentials(ctx.credentials)
     start, steps, wait_until = plan(arguments, ctx, settings)
-    outcome = await BROWSER.run(_capture, ctx.state_key, settings, access, start, steps, wait_until, ctx.signals)
+    browser = ctx.state(BROWSER)
+    outcome = await browser.thread.run(_capture, browser, ctx.state_key, settings, access, start, steps, wait_until, ctx.signals)
     ctx.warnings.extend(w for w in outcome["warnings"] if w not in ctx.warnings)
     return build(outcome, start)
 
 
-async def _capture(key: str | None, settings: Settings, access: Access, start: str, steps: list[actions.Step],
-                   wait_until: str, signals: CallSignals | None = None) -> dict[str, Any]:
+async def _capture(browser: Browser, key: str | None, settings: Settings, access: Access, start: str,
+                   steps: list[actions.Step], wait_until: str, signals: CallSignals | None = None) -> dict[str, Any]:
     warnings: list[str] = []
     signals = signals or CallSignals()
-    session = await POOL.acquire(key, settings, access, start, warnings)
+    pool = browser.pool
+    session = await pool.acquire(key, settings, access, start, warnings)
     async with session.lock:
         # A cancel closes the page and context at once (issue 28), which also ends a step still waiting.
-        signals.on_cancel(lambda: _discard_soon(session))
+        signals.on_cancel(lambda: _discard_soon(browser, session))
         try:
             return await _flow(session, settings, start, steps, wait_until, warnings, signals)
         except AcpError:
@@ -82,15 +84,15 @@ async def _capture(key: str | None, settings: Settings, access: Access, start: s
             raise
         finally:
             session.next_page_index = session.recorder.next_page_index if session.recorder else session.next_page_index
-            POOL.origins[origin_of(start)] = dt.datetime.now().timestamp()
+            pool.origins[origin_of(start)] = dt.datetime.now().timestamp()
             if signals.cancelled:  # closed and out of the registry before the call ends
-                await POOL.discard(session)
-            await POOL.release(session)
+                await pool.discard(session)
+            await pool.release(session)
 
 
-def _discard_soon(session: Session) -> None:
+def _discard_soon(browser: Browser, session: Session) -> None:
     # on_cancel callbacks run on the server's loop (or the tool's own thread): the close belongs on the browser's.
-    BROWSER.loop().call_soon_threadsafe(lambda: asyncio.ensure_future(POOL.discard(session)))
+    browser.thread.loop().call_soon_threadsafe(lambda: asyncio.ensure_future(browser.pool.discard(session)))
 
 
 async def _flow(session: Session, settings: Settings, start: str, steps: list[actions.Step], wait_until: str,

@@ -10,7 +10,7 @@ from analytics_acp import BlockSpec, CallContext, ConnectorInfo, Defaults, Info,
 
 from . import blocks, capture, catalog, screenshot, settings
 from .arguments import CaptureArguments, ScreenshotArguments
-from .sessions import BROWSER, POOL
+from .sessions import BROWSER
 
 VERSION = "0.1.0"
 
@@ -55,15 +55,17 @@ async def close_session(arguments: NoArguments, ctx: CallContext) -> Info:
     if key is None:
         return Info(data={"closed": False, "reason": "No conversation id was sent; every call already uses a one-off session."})
 
+    browser = ctx.state(BROWSER)
+
     async def _close() -> dict[str, Any]:
-        session = await POOL.close_session(key)
+        session = await browser.pool.close_session(key)
         if session is None:
             return {"closed": False, "reason": "This conversation had no open browser session."}
         return {"closed": True, "pages_visited": session.pages_visited}
 
-    if BROWSER._loop is None:  # nothing was ever started: do not start Playwright just to close nothing
+    if not browser.thread.started:  # nothing was ever started: do not start Playwright just to close nothing
         return Info(data={"closed": False, "reason": "This conversation had no open browser session."})
-    return Info(data=await BROWSER.run(_close))
+    return Info(data=await browser.thread.run(_close))
 
 
 def tool_specs() -> list[ToolSpec]:

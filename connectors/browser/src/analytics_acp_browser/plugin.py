@@ -1,6 +1,7 @@
 """Hook implementations of the browser connector (the logic lives in the modules beside it).
 
-Playwright is imported only when the first page is opened (sessions.SessionPool.browser).
+Playwright is imported only when the first page is opened (sessions.SessionPool.browser); the browser is the
+connector's state (sessions.BROWSER), closed by the server's stop.
 """
 
 from __future__ import annotations
@@ -26,20 +27,9 @@ def normalize_resource_id(resource_id, ctx):
 
 @hookimpl
 def list_resources(ctx):
-    """Origins captured by this server process, most recent first (there is no account to list)."""
-    from .sessions import POOL
+    """Origins captured by this server, most recent first (there is no account to list)."""
+    from .sessions import BROWSER
 
-    ordered = sorted(POOL.origins.items(), key=lambda item: item[1], reverse=True)
+    ordered = sorted(ctx.state(BROWSER).pool.origins.items(), key=lambda item: item[1], reverse=True)
     return [Resource(resource_id=origin, name=origin.split("://", 1)[1]) for origin, _ in ordered]
 
-
-@hookimpl
-def connector_shutdown():
-    """Close the browser and Playwright."""
-    from .sessions import BROWSER, POOL
-
-    if BROWSER._loop is not None:
-        try:
-            BROWSER.run_sync(POOL.shutdown, timeout=10)
-        except Exception:
-            pass

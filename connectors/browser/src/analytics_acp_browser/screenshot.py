@@ -12,7 +12,7 @@ from analytics_acp import CallContext, Info
 from analytics_acp.errors import InvalidArguments
 
 from .arguments import ScreenshotArguments
-from .sessions import BROWSER, POOL
+from .sessions import BROWSER, SessionPool
 from .settings import Access, Settings
 from .urls import resolve
 
@@ -53,17 +53,19 @@ async def run(arguments: ScreenshotArguments, ctx: CallContext) -> Info:
     if url not in (None, ""):
         base = ctx.resource_id
         target = settings.hosts.check_page(resolve(url, base))
-    result = await BROWSER.run(_shoot, key, settings, access, target, full_page)
+    browser = ctx.state(BROWSER)
+    result = await browser.thread.run(_shoot, browser.pool, key, settings, access, target, full_page)
     ctx.warnings.extend(result.pop("warnings"))
     path = write_atomic(output_dir(ctx), result.pop("png"))
     return Info(data={"screenshot_path": str(path), **result}, title=f"Screenshot {result['url']}")
 
 
-async def _shoot(key: str | None, settings: Settings, access: Access, target: str | None, full_page: bool) -> dict:
+async def _shoot(pool: SessionPool, key: str | None, settings: Settings, access: Access, target: str | None,
+                 full_page: bool) -> dict:
     warnings: list[str] = []
-    if target is None and (key not in POOL.sessions or POOL.sessions[key].page is None):
+    if target is None and (key not in pool.sessions or pool.sessions[key].page is None):
         raise InvalidArguments("No page is open in this conversation yet; pass url or call capture first.")
-    session = await POOL.acquire(key, settings, access, target, warnings)
+    session = await pool.acquire(key, settings, access, target, warnings)
     async with session.lock:
         try:
             page = await session.main_page()
@@ -77,4 +79,4 @@ async def _shoot(key: str | None, settings: Settings, access: Access, target: st
             return {"png": png, "url": page.url, "title": await page.title(), "full_page": full_page,
                     "bytes": len(png), "viewport": size, "warnings": warnings}
         finally:
-            await POOL.release(session)
+            await pool.release(session)

@@ -1,8 +1,10 @@
 """The browser and its sessions: one Chromium per server process, one context per conversation.
 
 Playwright runs on its own event loop in a daemon thread (``BrowserThread``), so tool calls
-from any loop or worker thread reach it with ``await BROWSER.run(fn, ...)`` and a Playwright
-object never crosses threads. It starts lazily on the first call that needs a page.
+from any loop or worker thread reach it with ``await browser.thread.run(fn, ...)`` and a Playwright
+object never crosses threads. It starts lazily on the first call that needs a page. The thread, the pool
+and the probes of the autocontext blocks are the connector's state (``ctx.state(BROWSER)``, a ``Browser``):
+made on the first call, closed when the server stops.
 
 ``SessionPool`` keeps a browser context per ``ctx.state_key`` (conversation_id, falling back
 to session_id, 5.2), so cookies, dataLayer and the open tab survive between calls. Calls
@@ -24,6 +26,7 @@ from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from analytics_acp.errors import UpstreamError
+from analytics_acp.state import ConnectorSlot, KeyedCache
 
 from . import datalayer, performance
 from .network import is_analytics_hit, is_ga4_hit
@@ -80,6 +83,18 @@ class BrowserThread:
     def run_sync(self, fn: Callable[..., Coroutine[Any, Any, T]], *args: Any, timeout: float | None = None) -> T:
         """Blocking variant for threads without a loop (shutdown, tests)."""
         return self.submit(fn, *args).result(timeout)
+
+    @property
+    def started(self) -> bool:
+        """True once the loop runs (a call needed the browser)."""
+        return self._loop is not None and not self._loop.is_closed()
+
+    def stop(self) -> None:
+        """End the loop and its thread (after the pool's shutdown)."""
+        with self._lock:
+            loop, self._loop = self._loop, None
+        if loop is not None and not loop.is_closed():
+            loop.call_soon_threadsafe(loop.stop)
 
 
 @dataclass
@@ -392,5 +407,27 @@ async def _route(session: Session, route: Any, request: Any) -> None:
     })
 
 
-POOL = SessionPool()
-BROWSER = BrowserThread()
+PROBE_TTL_S = 60.0  # an autocontext block's visit of the home page serves the other blocks for a minute
+
+
+@dataclass
+class Browser:
+    """The connector's browser: the Playwright thread, the pool of sessions and the blocks' probes."""
+
+    thread: BrowserThread = field(default_factory=BrowserThread)
+    pool: SessionPool = field(default_factory=SessionPool)
+    probes: KeyedCache[dict[str, Any]] = field(default_factory=lambda: KeyedCache(64, ttl_s=PROBE_TTL_S))
+
+    def close(self) -> None:
+        """The server stops: close every session, the browser and Playwright (bounded), then the thread."""
+        if not self.thread.started:
+            return  # nothing was ever started: do not start Playwright just to close nothing
+        try:
+            self.thread.run_sync(self.pool.shutdown, timeout=10)
+        except Exception:  # stopping anyway: the browser process ends with ours
+            pass
+        self.probes.clear()
+        self.thread.stop()
+
+
+BROWSER = ConnectorSlot("browser.browser", Browser, Browser.close)

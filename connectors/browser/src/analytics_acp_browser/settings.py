@@ -7,12 +7,12 @@ and extra cookies, both ``writeOnly``; an empty credentials object is valid.
 
 from __future__ import annotations
 
-import hashlib
 import json
 from dataclasses import dataclass
 from typing import Any
 
 from analytics_acp.errors import CredentialsInvalid
+from analytics_acp.state import identity_key
 
 from .urls import HostPolicy
 
@@ -140,8 +140,7 @@ class Access:
 
     def fingerprint(self) -> str:
         """A hash that changes when the credentials change (decides whether a session is reused)."""
-        blob = json.dumps([self.http_credentials, self.cookies], sort_keys=True, default=str)
-        return hashlib.sha256(blob.encode()).hexdigest()[:16]
+        return identity_key(self.http_credentials, self.cookies)[:16]
 
 
 def parse_cookies(value: Any) -> list[dict[str, Any]] | None:

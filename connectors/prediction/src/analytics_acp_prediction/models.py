@@ -408,22 +408,17 @@ FITTERS: dict[str, Callable[..., Fitted]] = {
 }
 
 
-_blas_limited = False
-
-
 def _limit_blas_threads() -> None:
-    """Run BLAS single-threaded in this server process, once.
+    """Run BLAS single-threaded in this server process (before every fit: idempotent, about 2 ms, so no
+    module flag remembers it; issue 38.2).
 
     The fits multiply tiny matrices; OpenBLAS worker threads only add contention (measured:
     SARIMAX order selection 3 s single-threaded vs 25 s with default threads on 2 busy cores).
     """
-    global _blas_limited
-    if not _blas_limited:
-        import scipy.linalg  # noqa: F401  (loads scipy's own OpenBLAS, which statsmodels' filters use)
-        from threadpoolctl import threadpool_limits
+    import scipy.linalg  # noqa: F401  (loads scipy's own OpenBLAS, which statsmodels' filters use)
+    from threadpoolctl import threadpool_limits
 
-        threadpool_limits(limits=1, user_api="blas")
-        _blas_limited = True
+    threadpool_limits(limits=1, user_api="blas")
 
 
 def fit(method: str, y: pd.Series, m: int, spec: dict[str, Any] | None = None) -> Fitted:
