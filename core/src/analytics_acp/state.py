@@ -28,10 +28,7 @@ import time
 from collections import OrderedDict
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Generic, TypeVar
-
-if TYPE_CHECKING:  # typing only: context.py imports this module
-    from .context import CallContext
+from typing import Any, Generic, TypeVar
 
 log = logging.getLogger("analytics_acp")
 
@@ -172,10 +169,11 @@ class ConnectorSlot(Generic[T]):
 
 @dataclass(frozen=True, eq=False)
 class CallSlot(Generic[T]):
-    """One piece of per-call state: ``make(ctx)`` on first use in a call; it ends with the call's context."""
+    """One piece of per-call state: ``make(ctx)`` on first use in a call; it ends with the call's context.
+    (``ctx`` is the call's ``CallContext``, typed ``Any`` here: context.py imports this module.)"""
 
     name: str
-    make: Callable[[CallContext], T]
+    make: Callable[[Any], T]
 
 
 def keyed_cache(name: str, max_entries: int, *, ttl_s: float | None = None,
@@ -227,7 +225,7 @@ class CallState:
         self._values: dict[CallSlot[Any], Any] = {}
         self._lock = threading.RLock()
 
-    def get(self, slot: CallSlot[T], ctx: CallContext) -> T:
+    def get(self, slot: CallSlot[T], ctx: Any) -> T:
         """The slot's value for this call, made from ``ctx`` on first use."""
         with self._lock:
             if slot in self._values:

@@ -122,7 +122,7 @@ class Source:
     def dispose_file_engines(self) -> None:
         """Close every kept engine of this credential's file (before DuckDB switches modes)."""
         ident = identity_key(self.credentials)
-        self.state.engines.drop_where(lambda key: key[0] == ident)
+        self.state.engines.drop_where(lambda key: isinstance(key, tuple) and key[0] == ident)
 
 
 def _missing_driver(source: Source, exc: BaseException) -> CredentialsInvalid:
