@@ -7,7 +7,9 @@ construction.
 
 from __future__ import annotations
 
+import json
 import logging
+import time
 import traceback
 from collections.abc import Awaitable, Callable
 from typing import Any, Protocol
@@ -31,6 +33,7 @@ from .serving import own_tools
 from .serving.report import refusal, sources_report
 from .serving.skillpub import SkillCatalog
 from .sources.redact import Redactor, Secrets
+from .store.activity import ActivityLog
 from .store.datasets import DatasetStore
 from .view import apps
 from .view.pages import DatasetView
@@ -58,7 +61,7 @@ class Bridge:
     """One bridge run: the running fleet and catalog, the acp-data store and the forwarder of calls."""
 
     def __init__(self, paths: Paths, *, fleet: Fleet, forwarder: Forwarder, view: DatasetView, skills: SkillCatalog,
-                 secrets: Secrets, parts: FleetParts, cleanup: Callable[[], None]):
+                 secrets: Secrets, parts: FleetParts, cleanup: Callable[[], None], activity: ActivityLog | None = None):
         self.paths = paths
         self.fleet = fleet
         self.catalog = Catalog()
@@ -66,6 +69,8 @@ class Bridge:
         self.view = view  # the dataset view's reads (issue 36), over the same store and tables
         self.skills = skills  # the skills published as resources (13.4)
         self.secrets = secrets
+        # Every call it runs, scrubbed of every credential value (issue 37.1); None records nothing.
+        self.activity = activity
         self._parts = parts  # sources.json read again and planned as a fleet over the running one (factory.py)
         self._cleanup = cleanup  # the run's temp folder and stderr pipe (factory.py)
         self.refused: dict[str, Any] | None = None  # the last saved sources.json that was not applied, and why
@@ -180,12 +185,16 @@ class Bridge:
 
         stop_live_servers()
         self.store.remove_unfinished()
+        if self.activity is not None:
+            self.activity.flush(bound_s=0.5)  # a signal stop ends within a second (issue 15.2)
         self._cleanup()
 
     async def aclose(self) -> None:
         """Stop every server and remove the bridge's temp folder."""
         await self.fleet.aclose()
         self.query_cache.clear()
+        if self.activity is not None:
+            await anyio.to_thread.run_sync(self.activity.close)
         self._cleanup()
 
     # ----- calls -----
@@ -196,13 +205,49 @@ class Bridge:
         return answer.blocks, answer.is_error
 
     async def run(self, name: str, arguments: dict[str, Any] | None, progress: ProgressFn | None = None,
-                  with_apps: bool = False) -> Answer:
+                  with_apps: bool = False, *, via: str = "mcp", limits: dict[str, Any] | None = None) -> Answer:
         """Run a published tool: the client's blocks, isError and the datasets the call saved or read (every
         text scrubbed of secrets). ``with_apps``: the client negotiated MCP Apps, so the app-only tools exist for it.
 
         ``progress`` relays a forwarded call's progress to the client; cancelling the calling task
-        cancels the forwarded call at its ACP server and leaves no dataset."""
-        arguments = arguments or {}
+        cancels the forwarded call at its ACP server and leaves no dataset. The call is recorded in the
+        activity (``via``: who asked, ``mcp`` or ``page``), cancelled ones included; the view's app-only reads
+        are not. ``limits``: 5.1 limits for this call only, over the source's (the page's confirmed higher
+        ``cost_limit_usd``; the model never reaches this)."""
+        if self.activity is None or (with_apps and name in apps.APP_NAMES):
+            return await self._run(name, arguments or {}, progress, with_apps, limits)
+        started, answer = time.monotonic(), None
+        try:
+            answer = await self._run(name, arguments or {}, progress, with_apps, limits)
+            return answer
+        finally:
+            self.activity.add(self._entry(name, arguments or {}, answer, time.monotonic() - started, via, limits))
+
+    def _entry(self, name: str, arguments: dict[str, Any], answer: Answer | None, seconds: float, via: str,
+               limits: dict[str, Any] | None) -> dict[str, Any]:
+        """The activity entry of one call (scrubbed by the record itself); ``answer`` None: cancelled."""
+        assert self.activity is not None
+        route = self.catalog.routes.get(name)
+        source = self.fleet.sources.get(route.source) if route is not None else None
+        entry = self.activity.entry(
+            via=via, source=route.source if route else None, acp=source.acp if source else None, tool=name,
+            acp_tool=route.tool if route else name, arguments=arguments, duration_ms=int(seconds * 1000))
+        if limits:
+            entry["limits"] = limits
+        if answer is None:
+            entry["outcome"] = "cancelled"
+            return entry
+        entry["outcome"] = "error" if answer.is_error else "ok"
+        entry["rows"] = answer.rows
+        entry["datasets"] = [{"id": d["id"], "rows": d.get("rows")} for d in answer.produced]
+        if answer.cost_usd is not None:
+            entry["cost_usd"] = answer.cost_usd
+        if answer.is_error:
+            entry["error"] = _error_of(answer)
+        return entry
+
+    async def _run(self, name: str, arguments: dict[str, Any], progress: ProgressFn | None, with_apps: bool,
+                   limits: dict[str, Any] | None) -> Answer:
         try:
             check_arguments_size(name, arguments)  # the servers' rule, for the bridge's own tools too (15.3)
             if with_apps and name in apps.APP_NAMES:
@@ -214,9 +259,9 @@ class Bridge:
                     await self.wait_settled()  # a source starting or reloading: its tools exist once its server is up
                 if name not in self.catalog.routes:
                     raise self._unknown_tool(name)
-                answer = await self._forward(name, arguments, progress)
+                answer = await self._forward(name, arguments, progress, limits)
         except AcpError as exc:
-            answer = Answer([text_block({"error": exc.payload()})], True)
+            answer = Answer([text_block({"error": exc.payload()})], True, error=exc.payload())
             source = self.fleet.sources.get(name.split(SEPARATOR, 1)[0]) if SEPARATOR in name else None
             note = error_note(exc.payload(), source.id, self.paths.sources) if source is not None else None
             if note:
@@ -225,15 +270,18 @@ class Bridge:
             # Logged scrubbed: an exception text may quote a value the bridge holds.
             log.error("bridge tool %s failed: %s", name, self.redactor.text(traceback.format_exc()))
             err = UpstreamError(f"The bridge failed while running {name}. See the bridge log.")
-            answer = Answer([text_block({"error": err.payload()})], True)
-        return Answer([self._scrub(b) for b in answer.blocks], answer.is_error, self.redactor.value(answer.datasets))
+            answer = Answer([text_block({"error": err.payload()})], True, error=err.payload())
+        answer.blocks = [self._scrub(b) for b in answer.blocks]
+        answer.datasets = self.redactor.value(answer.datasets)
+        return answer
 
-    async def _forward(self, name: str, arguments: dict[str, Any], progress: ProgressFn | None = None) -> Answer:
+    async def _forward(self, name: str, arguments: dict[str, Any], progress: ProgressFn | None = None,
+                       limits: dict[str, Any] | None = None) -> Answer:
         # One fleet for the whole call: a reload meanwhile does not change the source or server it uses.
         fleet, route = self.fleet, self.catalog.routes[name]
         source = fleet.sources.get(route.source)
         assert source is not None  # routes only exist for sources that publish tools
-        return await self.forwarder.forward(source, fleet.processes[source.acp], route, arguments, progress)
+        return await self.forwarder.forward(source, fleet.processes[source.acp], route, arguments, progress, limits)
 
     def _unknown_tool(self, name: str) -> AcpError:
         """A tool of a source that cannot work says which source and why (not just 'unknown')."""
@@ -273,7 +321,26 @@ class Bridge:
         blocks = [text_block(response), {"type": "text", "text": note}] if note else [text_block(response)]
         saved = response.get("dataset")
         title = arguments.get("save_as") or "acp_query"
-        return Answer(blocks, False, [{"id": saved, "name": None, "title": title, "rows": response["total_rows"]}] if saved else [])
+        shown = [{"id": saved, "name": None, "title": title, "rows": response["total_rows"]}] if saved else []
+        return Answer(blocks, False, shown, produced=list(shown), rows=response["total_rows"])
+
+
+def _error_of(answer: Answer) -> dict[str, Any]:
+    """The typed error of a failed call (12.1): the one the call path kept, else read from its first block."""
+    payload: Any = answer.error
+    text = str(answer.blocks[0].get("text") or "") if answer.blocks else ""
+    if payload is None:
+        try:
+            parsed = json.loads(text)
+        except ValueError:
+            parsed = None
+        payload = parsed.get("error") if isinstance(parsed, dict) else None
+    if not isinstance(payload, dict):  # a plain MCP server's error text (4.3)
+        payload = {"name": "MCP_ERROR", "message": text}
+    out = {k: payload.get(k) for k in ("code", "name", "message") if k in payload}
+    if isinstance(out.get("message"), str):
+        out["message"] = out["message"][:2000]  # a record line stays a line
+    return out
 
 
 def _one_line(text: str) -> str:

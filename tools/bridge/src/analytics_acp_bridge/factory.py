@@ -25,6 +25,7 @@ from .query.cache import TableCache
 from .serving.skillpub import SkillCatalog
 from .sources.entries import load_sources, parse_sources
 from .sources.redact import Secrets
+from .store.activity import ActivityLog
 from .store.datasets import DatasetStore
 from .view.pages import DatasetView
 
@@ -79,7 +80,8 @@ class Factory:
         # The skills are read again at each listing, from the ACPs installed then (13.1: no restart needed).
         skills = SkillCatalog(self.paths.project, self.paths.root, lambda: discover(self.paths.root))
         return Bridge(self.paths, fleet=self.plan(self.read()), forwarder=forwarder, view=DatasetView(store, query_cache),
-                      skills=skills, secrets=self.secrets, parts=self, cleanup=self.close)
+                      skills=skills, secrets=self.secrets, parts=self, cleanup=self.close,
+                      activity=ActivityLog(store.dir, self.secrets.log_redactor))
 
     def check_fleet(self, data: Any = None) -> Fleet:
         """A fleet for ``--check`` and the set-up page: no store, and no table reads (nothing calls a tool)."""

@@ -19,7 +19,7 @@ from starlette.staticfiles import StaticFiles
 from .security import Guard, mutating
 from .signin import CALLBACK
 from .state import UiState
-from .views import clients, common, datasets, signin_views, source_form, sources
+from .views import activity, clients, common, datasets, queries, signin_views, source_form, sources
 
 STATIC = Path(__file__).resolve().parent / "static"
 log = logging.getLogger("analytics_acp_ui")
@@ -46,6 +46,17 @@ def routes() -> list[Route | Mount]:
         Route("/datasets/{dataset_id}.csv", datasets.dataset_csv),
         Route("/datasets/{dataset_id}", datasets.dataset_page),
         Route("/datasets/{dataset_id}/delete", mutating(datasets.delete_dataset), methods=["POST"]),
+        Route("/activity", activity.activity_page),
+        Route("/activity/{entry_id}/save", mutating(activity.save_entry), methods=["POST"]),
+        Route("/queries", queries.queries_page),
+        Route("/queries/new", queries.new_query),
+        Route("/queries/submit", mutating(queries.submit_query), methods=["POST"]),
+        Route("/queries/runs/{run_id}", queries.run_page),
+        Route("/queries/runs/{run_id}/cancel", mutating(queries.cancel_run), methods=["POST"]),
+        Route("/queries/runs/{run_id}/raise", mutating(queries.raise_limit), methods=["POST"]),
+        Route("/queries/{query_id}", queries.saved_query),
+        Route("/queries/{query_id}/run", mutating(queries.run_saved), methods=["POST"]),
+        Route("/queries/{query_id}/delete", mutating(queries.delete_saved), methods=["POST"]),
         Mount("/static", app=StaticFiles(directory=str(STATIC)), name="static"),
     ]
 
@@ -65,6 +76,7 @@ def build_app(state: UiState) -> Starlette:
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         async with anyio.create_task_group() as tg:
             state.servers.bind(tg)
+            state.runner.bind(tg)
             try:
                 yield
             finally:
@@ -72,6 +84,7 @@ def build_app(state: UiState) -> Starlette:
 
                 stop_live_servers(bound_s=0.2)  # Ctrl-C ends the page within a second: servers get SIGTERM now
                 await state.servers.aclose()
+                await state.runner.aclose()
                 tg.cancel_scope.cancel()
                 state.cleanup()
 

@@ -13,6 +13,7 @@ from analytics_acp_bridge.sources.redact import Redactor
 
 from .catalog import AcpEntry, Capability, Servers, installed
 from .drafts import Drafts
+from .runs import Runner
 from .security import Security
 from .signin import SignIns
 from .verdicts import Report
@@ -32,11 +33,13 @@ class UiState:
     reports: dict[str, tuple[Any, Report]] = field(default_factory=dict)  # "offline"/"online" -> (file stamp, report)
     identities: dict[str, AcpEntry] = field(default_factory=dict)  # installed connectors, read once
     servers: Servers = field(init=False)
+    runner: Runner = field(init=False)  # queries run from the page, through the bridge's own call path (issue 37)
     _secret_home: str | None = field(default=None, init=False)
     _view: Any = field(default=None, init=False)
 
     def __post_init__(self) -> None:
         self.servers = Servers(self.tmp, self.redactor)
+        self.runner = Runner(self.paths, self.redactor)
 
     def acps(self) -> dict[str, AcpEntry]:
         """The installed ACPs, read again (a folder copied into acps/ appears without a restart, 13.1)."""

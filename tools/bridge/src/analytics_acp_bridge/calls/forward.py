@@ -29,7 +29,7 @@ from analytics_acp.tablefile import uri_path
 from ..fleet.process import AcpProcess, ServerUnavailable
 from ..query import preload
 from ..query.cache import TableCache
-from ..sources.entries import Source
+from ..sources.entries import LIMIT_FIELDS, Source
 from ..store.datasets import DatasetStore
 from . import early as early_csv
 from .exposure import Route, forward_arguments
@@ -46,6 +46,12 @@ class Answer:
     blocks: list[dict[str, Any]]
     is_error: bool = False
     datasets: list[dict[str, Any]] = field(default_factory=list)
+    # For the activity record (store/activity.py): the datasets the call saved (not those it only read), the
+    # rows it extracted, the cost estimate its ACP gave (9.2) and the typed error (12.1).
+    produced: list[dict[str, Any]] = field(default_factory=list)
+    rows: int | None = None
+    cost_usd: float | None = None
+    error: dict[str, Any] | None = None
 
 
 class InFlight:
@@ -135,13 +141,16 @@ class Forwarder:
         return wire
 
     async def forward(self, source: Source, proc: AcpProcess, route: Route, arguments: dict[str, Any],
-                      progress: ProgressFn | None = None) -> Answer:
+                      progress: ProgressFn | None = None, limits: dict[str, Any] | None = None) -> Answer:
         """Call ``route`` on ``proc`` for ``source``; the client's answer (its texts not yet scrubbed).
 
-        Cancelling the calling task cancels the call at its server; its early CSV is dropped (no dataset)."""
+        ``limits``: 5.1 limits for this call only, over the source's (a higher ``cost_limit_usd`` the person
+        confirmed on the page). Cancelling the calling task cancels the call at its server; its early CSV is
+        dropped (no dataset)."""
         call_id = uuid.uuid4().hex
         meta = {
             **source.meta(),
+            **{k: v for k, v in (limits or {}).items() if k in LIMIT_FIELDS},
             "session_id": self.session_id(source.id),
             "conversation_id": self.session_id(source.id),
             "call_id": call_id,
@@ -158,7 +167,8 @@ class Forwarder:
                 except ServerUnavailable as exc:
                     raise UpstreamError(str(exc)) from None
                 except ProtocolError as exc:
-                    return Answer([text_block({"error": _protocol_payload(exc)})], True)
+                    payload = _protocol_payload(exc)
+                    return Answer([text_block({"error": payload})], True, error=payload)
                 finally:
                     for path in self._read_files.pop(call_id, []):
                         path.unlink(missing_ok=True)
@@ -202,7 +212,10 @@ class Forwarder:
             note = error_note(payload or {}, source.id, self.sources_path)
             if note:
                 blocks.append({"type": "text", "text": note})
-            return Answer(blocks, True)
+            data = payload.get("data") if isinstance(payload, dict) else None
+            cost = data.get("estimate_usd") if isinstance(data, dict) else None  # 9.2: the refused call's estimate
+            return Answer(blocks, True, error=payload if isinstance(payload, dict) else None,
+                          cost_usd=cost if isinstance(cost, int | float) else None)
         model_response = _parse(result.text)
         blocks = [{"type": "text", "text": result.text}]
         extra = [b for b in result.content[1:] if isinstance(b, dict)]
@@ -218,7 +231,12 @@ class Forwarder:
             blocks[1:1] = artifacts.blocks
             if artifacts.notes:
                 blocks.append({"type": "text", "text": " ".join(artifacts.notes)})
-        return Answer(blocks + extra, False, [table.shown() for table in stored])
+        shown = [table.shown() for table in stored]
+        info = (None if plain else result.system_info) or {}
+        rows = sum(int(t.get("rows") or 0) for t in shown) if shown else info.get("total_rows")
+        cost = info.get("cost_estimate_usd")
+        return Answer(blocks + extra, False, shown, produced=list(shown), rows=rows if isinstance(rows, int) else None,
+                      cost_usd=cost if isinstance(cost, int | float) and not isinstance(cost, bool) else None)
 
     async def _store(self, source: Source, proc: AcpProcess, route: Route, result: ToolResult,
                      model_response: dict[str, Any], system_data: dict[str, Any],

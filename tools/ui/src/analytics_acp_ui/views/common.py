@@ -15,7 +15,8 @@ TEMPLATES = Path(__file__).resolve().parent.parent / "templates"
 # Autoescaped everywhere: every text an ACP or a file gives is shown as text, never as markup.
 ENV = Environment(loader=FileSystemLoader(str(TEMPLATES)), autoescape=select_autoescape(default=True),
                   trim_blocks=True, lstrip_blocks=True)
-NAV = [("/", "Sources"), ("/sources/new", "Add a source"), ("/clients", "Connect a client"), ("/datasets", "Datasets")]
+NAV = [("/", "Sources"), ("/sources/new", "Add a source"), ("/clients", "Connect a client"), ("/datasets", "Datasets"),
+       ("/activity", "Activity"), ("/queries", "Queries")]
 
 
 def ui(request: Request) -> UiState:
