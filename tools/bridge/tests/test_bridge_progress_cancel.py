@@ -226,6 +226,17 @@ def test_a_cancelled_acp_query_statement_is_interrupted_and_the_bridge_keeps_ans
     after = _csvs(project)
     assert len(after - before) == 1 and "big_stmt.csv" in after  # the second query's result, nothing of the first
     assert _leftovers(project) == []
+    # The activity record (issue 37.1) keeps the cancelled call, with no dataset, and the next one.
+    record = project / "acp-data" / "activity.jsonl"
+
+    def last_two() -> list[dict]:
+        return [json.loads(line) for line in record.read_text(encoding="utf-8").splitlines()][-2:] if record.exists() else []
+
+    until(lambda: [e["arguments"]["sql"] for e in last_two()][-1:] == ["SELECT count(*) AS n FROM big_stmt"],
+          "the answered query recorded")
+    cancelled, answered = last_two()
+    assert cancelled["outcome"] == "cancelled" and "datasets" not in cancelled and "big_stmt" in cancelled["arguments"]["sql"]
+    assert answered["outcome"] == "ok" and answered["rows"] == 1 and len(answered["datasets"]) == 1
 
 
 def test_a_cancelled_acp_query_load_leaves_no_partial_table_in_the_cache(query_bridge, until):
