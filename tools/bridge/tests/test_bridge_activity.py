@@ -78,6 +78,9 @@ async def test_an_extraction_is_recorded_with_rows_dataset_and_no_secret(shared,
     assert "[redacted]" in entry["arguments"]["sql"] and entry["arguments"]["sql"].startswith("SELECT fecha")
     assert shared.url not in shared.record.read_text(encoding="utf-8")
     assert SECRET_DIR not in shared.record.read_text(encoding="utf-8")
+    # The dataset's meta (a project file the Datasets page shows) quotes the arguments: masked too.
+    meta = (shared.project / "acp-data" / f"{dataset['id']}.meta.json").read_text(encoding="utf-8")
+    assert shared.url not in meta and "[redacted]" in meta
 
 
 @pytest.mark.asyncio(loop_scope="module")

@@ -116,6 +116,7 @@ def test_a_clients_call_appears_with_its_rows_and_dataset_and_no_secret(tab, wor
     [dataset] = first["datasets"]
     entry.get_by_role("link", name=dataset["id"]).click()
     tab.get_by_role("heading", name=dataset["id"]).wait_for()
+    _no_secret(world, tab.content())
 
 
 def test_a_failing_call_shows_its_typed_error_in_plain_words(tab, world):

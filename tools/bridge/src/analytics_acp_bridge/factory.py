@@ -75,7 +75,8 @@ class Factory:
         store = DatasetStore(self.paths.project)
         query_cache = TableCache()  # acp_query tables kept until their CSV changes (bench case 5)
         forwarder = Forwarder(store, query_cache, sources_path=self.paths.sources, read_dir=self.tmp / "read",
-                              inline_max_bytes=self.inline_max_bytes, session_id=self.session_id)
+                              inline_max_bytes=self.inline_max_bytes, session_id=self.session_id,
+                              redactor=self.secrets.redactor)
         self.resolver = forwarder.resolve
         # The skills are read again at each listing, from the ACPs installed then (13.1: no restart needed).
         skills = SkillCatalog(self.paths.project, self.paths.root, lambda: discover(self.paths.root))

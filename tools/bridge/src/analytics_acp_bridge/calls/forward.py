@@ -30,6 +30,7 @@ from ..fleet.process import AcpProcess, ServerUnavailable
 from ..query import preload
 from ..query.cache import TableCache
 from ..sources.entries import LIMIT_FIELDS, Source
+from ..sources.redact import Redactor
 from ..store.datasets import DatasetStore
 from . import early as early_csv
 from .exposure import Route, forward_arguments
@@ -122,8 +123,9 @@ class Forwarder:
     """Forwards published source tools to their ACP servers and delivers the results (datasets, artifacts)."""
 
     def __init__(self, store: DatasetStore, query_cache: TableCache, *, sources_path: Path, read_dir: Path,
-                 inline_max_bytes: int, session_id: Callable[[str], str]):
+                 inline_max_bytes: int, session_id: Callable[[str], str], redactor: Redactor | None = None):
         self.store = store
+        self.redactor = redactor  # the datasets' meta is scrubbed as the client's texts are (meta.json is a project file)
         self.query_cache = query_cache
         self.sources_path = sources_path
         self.read_dir = read_dir
@@ -256,6 +258,7 @@ class Forwarder:
                     http_token=proc.launch.token,
                     preload=partial(preload.start, self.query_cache),
                     early=early,
+                    scrub=self.redactor.value if self.redactor is not None else None,
                 )
             )
         except OSError as exc:  # a full disk or a read-only project must not hide the answer itself

@@ -81,12 +81,14 @@ def store_extraction(
     http_token: str | None = None,
     preload: Callable[[str, list[dict[str, Any]], Path], Any] | None = None,
     early: EarlyCsv | None = None,
+    scrub: Callable[[Any], Any] | None = None,
 ) -> tuple[list[StoredTable], list[str]]:
     """Write each non-empty table as a dataset; returns the stored tables and the names of empty ones.
 
     ``preload(dataset_id, headers, table_file)`` loads a table that came as a file for acp_query
     once its CSV is written (preload.py). ``early`` read the call's table file while the server
-    wrote it (early.py); a single table delivered as that very file takes its CSV.
+    wrote it (early.py); a single table delivered as that very file takes its CSV. ``scrub`` masks the secrets in
+    each dataset's meta (its arguments, title and description may quote a credential value: issue 37).
     """
     base_meta = {
         "origin": "acp",
@@ -99,6 +101,8 @@ def store_extraction(
         "description": model_response.get("description"),
         "dates": model_response.get("dates") or [],
     }
+    if scrub is not None:
+        base_meta = scrub(base_meta)
     stored: list[StoredTable] = []
     empty: list[str] = []
     if system_data.get("format") == "tables":
@@ -116,6 +120,8 @@ def store_extraction(
                 "description": view.get("description") or base_meta["description"],
                 "dates": view.get("dates") or base_meta["dates"],
             }
+            if scrub is not None:
+                meta = scrub(meta)
             dataset_id = store.new_id(source, tool, name)
             count = store.write_dataset(
                 dataset_id, part.get("headers") or [], iter_rows(part, owned_dir, http_token), meta,
