@@ -211,6 +211,37 @@ def test_a_paid_query_over_the_cost_limit_runs_nothing_until_a_higher_limit_is_c
     assert (world["root"] / "sources.json").read_bytes() == sources_before  # for that run only
 
 
+def test_a_running_query_shows_that_it_runs_and_cancel_stops_it_with_no_dataset(tab, world):
+    endless = ("WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 1e15) "
+               "SELECT count(*) AS n FROM c")  # SQLite is interrupted at the cancel (the connector's stop)
+
+    def kept():
+        return sorted(p.name for p in (world["project"] / "acp-data").glob("ventas_execute_sql_*.csv"))
+
+    before = kept()
+    tab.goto(f"{world['page'].base}/queries/new?source=ventas")
+    tab.get_by_label(SQL_LABEL).fill(endless)
+    tab.get_by_role("button", name="Run").click()
+    tab.get_by_text("this page follows it").wait_for()
+    tab.get_by_role("button", name="Cancel").click()
+    tab.get_by_text("Cancelled: the call was stopped").wait_for()
+    _until(lambda: any(e["arguments"].get("sql") == endless for e in _entries(world["project"])), "the cancelled run recorded")
+    [entry] = [e for e in _entries(world["project"]) if e["arguments"].get("sql") == endless]
+    assert entry["outcome"] == "cancelled" and entry["via"] == "page" and "datasets" not in entry
+    assert kept() == before
+
+
+def _until(check, what, tries=1200):
+    """A bounded wait for an observable condition (the record's writer thread)."""
+    import threading
+
+    for _ in range(tries):
+        if check():
+            return
+        threading.Event().wait(0.05)
+    raise AssertionError(f"never happened: {what}")
+
+
 def test_the_new_pages_keep_the_pages_safety(world):
     import httpx
 
