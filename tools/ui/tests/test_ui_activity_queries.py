@@ -193,7 +193,7 @@ def test_a_paid_query_over_the_cost_limit_runs_nothing_until_a_higher_limit_is_c
     tab.get_by_text("would cost more than this source's cost limit").wait_for()
     shot(tab, "query-cost-limit")
     assert datasets() == [] and [e["outcome"] for e in priced()] == ["error"] and priced()[0]["cost_usd"] == 5.0
-    assert tab.get_by_label("Cost limit for this run (USD)").input_value() == "5.0"
+    assert tab.get_by_label("Cost limit for this run (USD)").input_value() == "5.00"
     # Without the tick nothing runs (the browser asks for it; the server refuses it too).
     raise_url = tab.locator("form[action$='/raise']").get_attribute("action")
     csrf = tab.locator("form[action$='/raise'] input[name=csrf]").get_attribute("value")

@@ -44,7 +44,7 @@ async def _sources(request: Request) -> tuple[Any, list[dict[str, Any]]]:
         tools = [by_name[n] for n in names]
         tools.sort(key=lambda t: t["name"] != default)  # the default first, the others in name order
         out.append({"id": source.id, "label": source.label or source.id, "acp": source.acp, "tools": tools,
-                    "default": default})
+                    "default": default, "resource": source.default_resource_id})
     return bridge, out
 
 
@@ -66,6 +66,10 @@ def _editor(request: Request, sources: list[dict[str, Any]], source_id: str | No
 
 def _form(request: Request, context: dict[str, Any], variants: list[Any], status: int = 200) -> Response:
     tool = context["tool"]
+    resource = (context.get("source") or {}).get("resource")
+    for f in variants[0].fields if variants and resource else []:
+        if f.key == "resource_id" and not f.placeholder:  # 6.2: left empty, the source's default resource is used
+            f.placeholder = f"{resource} (the source's default resource)"
     return render(request, "query_form.html", {
         **context, "fields": variants[0].fields if variants else [],
         "short_tool": _tool_name(tool["name"], context["source"]["id"]) if tool else "",
