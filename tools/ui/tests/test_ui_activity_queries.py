@@ -169,6 +169,19 @@ def test_a_saved_query_run_from_the_page_gives_the_clients_dataset(tab, world):
     assert {d["id"] for e in page_entries for d in e["datasets"]} >= {page_dataset, again}
 
 
+def test_the_form_follows_the_tools_input_schema_defaults_and_types(tab, world):
+    tab.goto(f"{world['page'].base}/queries/new?source=fx&tool=fx__numbers")
+    count = tab.get_by_label(re.compile(r"^count$", re.IGNORECASE))
+    assert count.input_value() == "10" and count.get_attribute("type") == "number"  # the schema's default, an integer
+    count.fill("2.5")
+    tab.get_by_role("button", name="Run").click()
+    tab.get_by_role("alert").filter(has_text="must be a whole number").wait_for()  # checked before anything runs
+    tab.get_by_label(re.compile(r"^count$", re.IGNORECASE)).fill("3")
+    tab.get_by_role("button", name="Run").click()
+    tab.wait_for_url("**/datasets/fx_numbers_*")
+    assert _csv(world, tab.url.rsplit("/", 1)[1]).count(b"\r\n") == 4  # the header and three rows
+
+
 def test_an_activity_entry_is_saved_as_a_query_in_one_click(tab, world):
     client = world["entries"][2]
     tab.goto(f"{world['page'].base}/activity")
