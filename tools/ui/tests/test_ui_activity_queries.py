@@ -222,6 +222,8 @@ def test_a_paid_query_over_the_cost_limit_runs_nothing_until_a_higher_limit_is_c
     last = priced()[-1]
     assert last["outcome"] == "ok" and last["limits"] == {"cost_limit_usd": 5.0} and last["via"] == "page"
     assert (world["root"] / "sources.json").read_bytes() == sources_before  # for that run only
+    tab.goto(f"{world['page'].base}/activity?source=fx")
+    assert "Limits for this call only: cost_limit_usd = 5.0" in tab.locator(f"#call-{last['id']}").inner_text()
 
 
 def test_a_running_query_shows_that_it_runs_and_cancel_stops_it_with_no_dataset(tab, world):

@@ -64,6 +64,7 @@ def _row(entry: dict[str, Any], known: set[str]) -> dict[str, Any]:
         "outcome": str(entry.get("outcome") or ""),
         "rows": entry.get("rows"),
         "cost": entry.get("cost_usd"),
+        "limits": entry.get("limits") if isinstance(entry.get("limits"), dict) else {},
         "seconds": (entry.get("duration_ms") or 0) / 1000,
         "datasets": [{**d, "exists": d["id"] in known} for d in datasets],
         "error": plain_error(entry.get("error")) if entry.get("outcome") == "error" else None,
