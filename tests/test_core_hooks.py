@@ -224,3 +224,53 @@ def test_hook_connector_ready():
     server._warm_up()  # a second initialize (another HTTP session) does not run it again
     assert done.wait(30)
     assert seen == ["acp-connector-ready"]
+
+
+def _load_with_extension(monkeypatch, name, extension):
+    """Load mini_connector with ``extension`` installed as an entry point of ``analytics_acp.plugins``."""
+    from analytics_acp import plugins
+
+    class EntryPoint:
+        def __init__(self):
+            self.name = name
+
+        def load(self):
+            return extension
+
+    monkeypatch.setattr(plugins, "entry_points", lambda group: [EntryPoint()] if group == plugins.PLUGIN_GROUP else [])
+    return load_connector(mini_connector)
+
+
+@pytest.mark.parametrize("hook, impl", [
+    ("list_resources", lambda ctx: []),
+    ("normalize_resource_id", lambda resource_id, ctx: "hijacked"),
+    ("estimate_cost", lambda tool, arguments, ctx: 0.0),
+    ("connector_shutdown", lambda: None),
+])
+def test_an_extension_implementing_a_connector_hook_is_refused_at_load(monkeypatch, hook, impl):
+    """Issue 38.4: an extension's list_resources used to answer first (firstresult) in the connector's place,
+    silently; now the load fails naming the extension and the hook."""
+    with pytest.raises(TypeError, match=rf"Extension plugin 'takeover' .* implements {hook}: this hook belongs "
+                                               r"to the connector.*around_tool_call, register_blocks, register_tools"):
+        _load_with_extension(monkeypatch, "takeover", make_plugin(**{hook: impl}))
+    from analytics_acp.plugins import ExtensionRefused
+
+    with pytest.raises(ExtensionRefused, match="implements credential_identity, list_resources: these hooks belong"):
+        _load_with_extension(monkeypatch, "takeover", make_plugin(list_resources=lambda ctx: [], credential_identity=lambda credentials: "x"))
+
+
+def test_an_extension_with_extension_hooks_only_loads_beside_the_connector(monkeypatch):
+    def around_tool_call(tool, arguments, ctx):
+        return (yield)
+
+    around_tool_call._opts = {"wrapper": True}
+    loaded = _load_with_extension(monkeypatch, "audit", make_plugin(around_tool_call=around_tool_call))
+    assert loaded.pm.has_plugin("plugin:audit")
+    res = call(ConnectorRuntime(loaded), "autocontext", {})
+    assert "Account 0" in res["content"][0]["text"]  # the connector's own list_resources answered
+
+
+def test_every_hook_is_either_the_connector_s_or_an_extension_s():
+    """A new hook must say whose it is: the load-time refusal reads CONNECTOR_HOOKS."""
+    assert hookspecs.CONNECTOR_HOOKS.isdisjoint(hookspecs.EXTENSION_HOOKS)
+    assert sorted(hookspecs.CONNECTOR_HOOKS | hookspecs.EXTENSION_HOOKS) == HOOKS

@@ -4,6 +4,11 @@ A connector is a plugin module whose ``plugin.py`` implements some of these with
 ``@hookimpl``. Each served connector gets its own plugin manager (the connector
 plugin plus any extension plugins), so hooks never mix two connectors.
 Implementations may accept fewer arguments than the spec; call hooks by keyword.
+
+Two kinds of hook (issue 38.4): ``CONNECTOR_HOOKS`` are the connector's own behaviour (its declaration,
+resources, normalization, cost, identity, lifecycle); most are ``firstresult``, so an extension that
+implemented one would silently answer in the connector's place: the core refuses such an extension at
+load. ``EXTENSION_HOOKS`` are what extension plugins (entry-point group ``analytics_acp.plugins``) add.
 """
 
 from __future__ import annotations
@@ -20,6 +25,12 @@ if TYPE_CHECKING:  # pragma: no cover
 
 hookspec = pluggy.HookspecMarker("analytics_acp")
 hookimpl = pluggy.HookimplMarker("analytics_acp")
+
+CONNECTOR_HOOKS = frozenset({
+    "connector_declaration", "list_resources", "normalize_resource_id", "credentials_resource",
+    "estimate_cost", "credential_identity", "connector_ready", "connector_shutdown",
+})
+EXTENSION_HOOKS = frozenset({"register_tools", "register_blocks", "around_tool_call"})
 
 
 @hookspec(firstresult=True)

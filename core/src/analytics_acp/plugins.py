@@ -4,7 +4,8 @@ Connectors register under the entry-point group ``analytics_acp.connectors``
 (name = connector id, value = its ``plugin`` module). Test-only connectors (the kit's reference
 ``example``) register under ``analytics_acp.test_connectors``: ``serve`` finds them, but they are
 not listed by ``analytics-acp connectors`` nor offered by the bridge. Extension plugins (audit,
-timing...) register under ``analytics_acp.plugins`` and join every manager.
+timing...) register under ``analytics_acp.plugins`` and join every manager; one that implements a hook
+only the connector answers (``hookspecs.CONNECTOR_HOOKS``) is refused at load.
 ``ANALYTICS_ACP_PLUGINS`` (comma-separated names) restricts which entry points load;
 a frozen build registers its one connector module explicitly (PyInstaller drops entry points).
 """
@@ -34,6 +35,10 @@ ENV_RESTRICT = "ANALYTICS_ACP_PLUGINS"
 
 class ConnectorNotFound(LookupError):
     """No connector with that id is installed."""
+
+
+class ExtensionRefused(TypeError):
+    """An extension plugin implements a hook only the connector answers (issue 38.4)."""
 
 
 def _allowed(name: str) -> bool:
@@ -112,7 +117,9 @@ def load_connector(connector: str | ModuleType, *, extensions: bool = True) -> L
     if extensions:
         for ep in entry_points(group=PLUGIN_GROUP):
             if _allowed(ep.name):
-                pm.register(ep.load(), name=f"plugin:{ep.name}")
+                extension = ep.load()
+                pm.register(extension, name=f"plugin:{ep.name}")
+                _refuse_connector_hooks(pm, extension, ep.name)
     pm.check_pending()
     info = pm.hook.connector_declaration()
     if not isinstance(info, ConnectorInfo):
@@ -120,6 +127,20 @@ def load_connector(connector: str | ModuleType, *, extensions: bool = True) -> L
     loaded = LoadedConnector(pm=pm, info=info, state=ConnectorState(info.id))
     _collect(loaded)
     return loaded
+
+
+def _refuse_connector_hooks(pm: pluggy.PluginManager, extension: object, name: str) -> None:
+    """Refuse an extension that implements a connector hook: a firstresult hook would answer in the
+    connector's place (its ``list_resources`` would replace the connector's listing), a lifecycle hook
+    that raised would skip the connector's own shutdown."""
+    taken = sorted(c.name for c in pm.get_hookcallers(extension) or [] if c.name in hookspecs.CONNECTOR_HOOKS)
+    if taken:
+        raise ExtensionRefused(
+            f"Extension plugin {name!r} (entry point group {PLUGIN_GROUP}) implements {', '.join(taken)}: "
+            f"{'these hooks belong' if len(taken) > 1 else 'this hook belongs'} to the connector and an extension "
+            f"would take its place. An extension may implement {', '.join(sorted(hookspecs.EXTENSION_HOOKS))}; "
+            f"remove the others, or leave the plugin out with {ENV_RESTRICT}."
+        )
 
 
 def _collect(loaded: LoadedConnector) -> None:
@@ -166,6 +187,7 @@ def _call_impl(impl: Any, **kwargs: Any) -> None:
 __all__ = [
     "AcpError",
     "ConnectorNotFound",
+    "ExtensionRefused",
     "LoadedConnector",
     "available_connectors",
     "load_connector",
