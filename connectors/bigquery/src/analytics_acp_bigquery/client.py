@@ -11,6 +11,7 @@ of analytics_acp_google.retry (one deadline per call, (connect, read) timeouts, 
 
 from __future__ import annotations
 
+import logging
 import os
 from typing import Any
 
@@ -20,12 +21,14 @@ from analytics_acp.state import identity_key, keyed_cache
 from .constants import SCOPES
 from .resource_ids import BqRef, parse
 
+log = logging.getLogger(__name__)
+
 
 def _close(client: Any) -> None:
     try:
         client.close()
-    except Exception:  # a client whose sessions are already gone: nothing left to close
-        pass
+    except Exception as exc:  # a client whose sessions are already gone: nothing left to close
+        log.debug("BigQuery client close failed: %s", type(exc).__name__)
 
 
 # (hash of credentials, endpoint, billing project) -> bigquery.Client; closed when pushed out and at the server's stop.

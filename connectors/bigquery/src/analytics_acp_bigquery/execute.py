@@ -11,6 +11,7 @@ fails half-way raises, and the core then delivers no table at all.
 from __future__ import annotations
 
 import concurrent.futures
+import logging
 import threading
 import time
 from collections.abc import Iterator
@@ -27,6 +28,8 @@ from .errors import to_acp
 from .lookup import Finder
 from .resource_ids import BqRef
 from .sqltext import apply_window, compact_sql, sql_dates
+
+log = logging.getLogger(__name__)
 
 PAGE_ROWS = 10_000
 
@@ -147,5 +150,5 @@ def _cancel(job: Any) -> None:
         return
     try:
         job.cancel(retry=None, timeout=(2.0, 5.0))
-    except Exception:
-        pass  # the timeout is the error to report
+    except Exception as exc:  # the timeout is the error to report
+        log.debug("job cancel failed: %s", type(exc).__name__)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import datetime as dt
+import logging
 from typing import Any
 
 from analytics_acp import CallContext, MultiExtraction, TableOutput
@@ -31,6 +32,8 @@ SNAPSHOT_JS = (
     + storage.COLLECT_JS + ")(), globals: {google_tag_ids: Object.keys(window.google_tag_manager || {})"
     ".filter((k) => /^(G|GT|AW|DC|GTM)-/.test(k)), tcf_api: typeof window.__tcfapi === 'function'}})"
 )
+
+log = logging.getLogger(__name__)
 
 
 def plan(arguments: CaptureArguments, ctx: CallContext, settings: Settings) -> tuple[str, list[actions.Step], str]:
@@ -201,13 +204,13 @@ async def _snapshot(session: Session, page: Any, rec: Recorder) -> None:
     index = rec.current_page_index
     try:
         rec.snapshots[index] = await page.evaluate(SNAPSHOT_JS)
-    except Exception:  # the page is navigating; the previous reading stays
-        pass
+    except Exception as exc:  # the page is navigating: the previous reading stays
+        log.debug("page snapshot not taken: %s", type(exc).__name__)
     try:
         rec.cookie_snapshots = [s for s in rec.cookie_snapshots if s[0] != index]
         rec.cookie_snapshots.append((index, cookies.jar(await session.context.cookies())))
-    except Exception:
-        pass
+    except Exception as exc:  # the context is closing: the cookie jar read before stays
+        log.debug("cookie snapshot not taken: %s", type(exc).__name__)
 
 
 def _short(exc: BaseException) -> str:

@@ -9,11 +9,14 @@ of one conversation, so rows accumulated by the host per origin stay distinct (1
 from __future__ import annotations
 
 import asyncio
+import logging
 import time
 from typing import Any
 
 from . import console, datalayer, ga4, network
 from .urls import host_of
+
+log = logging.getLogger(__name__)
 
 
 def _frame(request: Any) -> Any:
@@ -110,8 +113,8 @@ class Recorder:
                 sizes = await request.sizes()
                 size_bytes = int(sizes.get("responseBodySize") or 0)
                 row["bytes"] = size_bytes if size_bytes >= 0 else None  # fulfilled requests report -N
-            except Exception:  # the page may be gone already; bytes stay null
-                pass
+            except Exception as exc:  # the page may be gone already: bytes stay null
+                log.debug("response size not read: %s", type(exc).__name__)
 
         self._size_tasks.append(asyncio.ensure_future(size()))
 

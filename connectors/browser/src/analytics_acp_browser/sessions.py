@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import logging
 import os
 import threading
 import time
@@ -33,6 +34,8 @@ from .network import is_analytics_hit, is_ga4_hit
 from .recorder import Recorder
 from .settings import SYSTEM_CHROMIUM, Access, Settings
 from .urls import HostPolicy
+
+log = logging.getLogger(__name__)
 
 T = TypeVar("T")
 
@@ -214,8 +217,8 @@ class SessionPool:
             await self._drop_sessions()
             if self._browser is not None:
                 await self._browser.close()
-        except Exception:
-            pass
+        except Exception as exc:  # a crashed or already closed browser: nothing left to release
+            log.debug("browser close failed: %s", type(exc).__name__)
         finally:
             self._browser = None
             self._closing = False
@@ -340,15 +343,15 @@ class SessionPool:
             await asyncio.sleep(max(5.0, min(60.0, self._idle_timeout_s / 4)))
             try:
                 await self.reap(self._idle_timeout_s)
-            except Exception:
-                pass
+            except Exception as exc:  # the reaper must outlive one failed round; the next one retries
+                log.debug("idle session reaping failed: %s", type(exc).__name__)
 
     async def _close(self, session: Session) -> None:
         session.closed = True
         try:
             await session.context.close()
-        except Exception:
-            pass
+        except Exception as exc:  # the context died with its browser: it is gone either way
+            log.debug("browser context close failed: %s", type(exc).__name__)
 
     async def shutdown(self) -> None:
         """Close everything (connector_shutdown)."""
@@ -358,8 +361,8 @@ class SessionPool:
         if self._pw is not None:
             try:
                 await self._pw.stop()
-            except Exception:
-                pass
+            except Exception as exc:  # the driver process already exited: nothing left to stop
+                log.debug("Playwright stop failed: %s", type(exc).__name__)
             self._pw = None
 
 
@@ -424,8 +427,8 @@ class Browser:
             return  # nothing was ever started: do not start Playwright just to close nothing
         try:
             self.thread.run_sync(self.pool.shutdown, timeout=10)
-        except Exception:  # stopping anyway: the browser process ends with ours
-            pass
+        except Exception as exc:  # stopping anyway: the browser process ends with ours
+            log.debug("browser shutdown failed: %s", type(exc).__name__)
         self.probes.clear()
         self.thread.stop()
 

@@ -6,6 +6,7 @@ Inspector; row-count estimates use each engine's statistics instead of counting.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable
 from typing import Any
 
@@ -17,6 +18,8 @@ from sqlalchemy.engine import Connection
 from .engines import Session, Source, open_read
 from .resource_ids import Target, credential_database, has_schema_level
 from .state import DATABASES
+
+log = logging.getLogger(__name__)
 
 SYSTEM_SCHEMAS = {
     "postgresql": {"pg_catalog", "information_schema", "pg_toast"},
@@ -307,8 +310,8 @@ def resolve_schema_or_table(target: Target, ctx: CallContext) -> Target:
             names = {t["name"] for t in list_tables(session, schema)}
             if target.schema in names:
                 return Target(database=target.database, schema=schema, table=target.schema)
-    except Exception:
-        pass  # unreachable source: keep the schema reading; the call reports the real error
+    except Exception as exc:  # unreachable source: keep the schema reading; the call reports the real error
+        log.debug("schema-or-table lookup failed: %s", type(exc).__name__)
     return target
 
 

@@ -6,6 +6,7 @@ connector goes through ``scrub`` first (10.1.4: no echo of credentials).
 
 from __future__ import annotations
 
+import logging
 import os
 import re
 from pathlib import Path
@@ -16,6 +17,8 @@ from analytics_acp import CredentialsInvalid
 from sqlalchemy.engine import URL, make_url
 
 from .resource_ids import backend_of
+
+log = logging.getLogger(__name__)
 
 DEFAULT_PORTS = {"postgresql": 5432, "mysql": 3306, "mariadb": 3306}
 SERVER_DRIVERS = {"postgresql": "postgresql+psycopg", "mysql": "mysql+pymysql", "mariadb": "mysql+pymysql"}
@@ -118,8 +121,8 @@ def secrets_of(credentials: dict[str, Any] | None) -> list[str]:
                 pw = str(url.password)
                 found.update({pw, quote_plus(pw), quote(pw, safe="")})
             found.add(url.render_as_string(hide_password=False))
-        except Exception:
-            pass
+        except Exception as exc:  # not a URL SQLAlchemy parses: its raw text above is redacted still
+            log.debug("connection URL not parsed for redaction: %s", type(exc).__name__)  # never the text
     return sorted((s for s in found if len(s) >= 3), key=len, reverse=True)
 
 

@@ -242,8 +242,8 @@ class Session:
             raw.set_progress_handler(None, 0)
         try:
             self.conn.rollback()
-        except Exception:
-            pass
+        except Exception as exc:  # a dead connection: the pool discards it on close
+            log.debug("rollback failed: %s", type(exc).__name__)
         finally:
             self.conn.close()
 
@@ -260,16 +260,16 @@ class Session:
             pending = getattr(raw, "_result", None)
             if pending is not None and getattr(pending, "unbuffered_active", False):
                 pending.unbuffered_active = False  # pymysql: do not read the remaining rows on close
-        except Exception:
-            pass
+        except Exception as exc:  # abandoning must go on to invalidate and close
+            log.debug("unbuffered result not dropped: %s", type(exc).__name__)
         try:
             self.conn.invalidate()
-        except Exception:
-            pass
+        except Exception as exc:  # abandoning must go on to close
+            log.debug("invalidate failed: %s", type(exc).__name__)
         try:
             self.conn.close()
-        except Exception:
-            pass
+        except Exception as exc:  # the connection is abandoned either way
+            log.debug("close of an abandoned connection failed: %s", type(exc).__name__)
 
     def cancel(self) -> bool:
         """Stop this session's statement at the database: SQLite/DuckDB interrupt, PostgreSQL cancel
@@ -390,8 +390,8 @@ def _mysql_timeout(conn: Connection, timeout: float) -> None:
 def _interrupt(raw: Any) -> None:
     try:
         raw.interrupt()
-    except Exception:
-        pass
+    except Exception as exc:  # the connection closed meanwhile: nothing left to interrupt
+        log.debug("interrupt failed: %s", type(exc).__name__)
 
 
 def _literal(text: str) -> str:

@@ -158,8 +158,8 @@ def stream_rows(session: Session, result: Any, kinds: list, converters: list, li
         else:
             try:
                 result.close()
-            except Exception:
-                pass
+            except Exception as exc:  # a cursor broken by the failure: closing the session releases it
+                log.debug("result close failed: %s", type(exc).__name__)
             session.close()
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import datetime as dt
 import decimal
 import json
+import logging
 from typing import Any
 
 import anyio
@@ -23,6 +24,8 @@ from .engines import Source, open_write
 from .execute import call_target
 from .resource_ids import Target, has_schema_level, parse_target, split_parts
 from .sqlerrors import map_error
+
+log = logging.getLogger(__name__)
 
 CHUNK_ROWS = 1000
 
@@ -143,8 +146,8 @@ def _drop_quietly(conn: sa.Connection, table: sa.Table) -> None:
     try:
         with conn.begin():
             table.drop(conn)
-    except Exception:
-        pass  # the insert's own error is the one to report
+    except Exception as exc:  # the insert's own error is the one to report
+        log.debug("dropping the half-created table failed: %s", type(exc).__name__)
 
 
 class _Bare:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import logging
 import os
 import platform
 import statistics
@@ -12,6 +13,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+log = logging.getLogger(__name__)
 
 RESULTS = Path(__file__).resolve().parents[2] / "results"
 
@@ -127,8 +130,8 @@ def run_case(case: Case, rounds: int) -> CaseResult:
         if case.teardown:
             try:
                 case.teardown()
-            except Exception:
-                pass
+            except Exception as exc:  # the case's result stands; the next case still runs
+                log.debug("teardown of %s failed: %s", case.key, type(exc).__name__)
         result.wall_s = time.perf_counter() - began
     return result
 

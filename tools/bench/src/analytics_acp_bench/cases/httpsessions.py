@@ -143,12 +143,12 @@ class HttpSessions:
                 self._check_rows(k, res.model_response["rows"])
 
     async def _bare_session(self, s: int, ready: anyio.Event, opened: list[int], latencies: list[float]) -> None:
+        from analytics_acp import sdk_private  # the SDK's private names have one home (issue 27.3)
         from mcp.client.session import ClientSession
         from mcp.client.streamable_http import streamable_http_client
-        from mcp.shared._httpx_utils import create_mcp_http_client
 
         db = str(self.dbs[s])
-        async with create_mcp_http_client() as http, streamable_http_client(self.url("bare"), http_client=http) as (
+        async with sdk_private.mcp_http_client(None) as http, streamable_http_client(self.url("bare"), http_client=http) as (
             read, write), ClientSession(read, write) as session:
             await session.initialize()
             first = await session.call_tool("query", {"db": db, "sql": f"SELECT MAX(id) AS m FROM {TABLE}"})
