@@ -68,3 +68,26 @@ def test_negotiate_rules():
     for bad in ({"version": "2.0"}, {"version": "10.1"}, {}, {"version": 1}, "1.0", None):
         cap, reason = negotiate(init(bad) if bad is not None else {"capabilities": {}})
         assert cap is None and "plain MCP server (4.3)" in reason, bad
+
+
+def test_the_host_dispatcher_is_given_its_resolver_at_construction():
+    """Issue 38.7: the resolver is a constructor argument (it was set on the dispatcher afterwards); whether the
+    server speaks ACP is read when a request arrives, so a plain MCP server is refused host tables (4.3)."""
+    import anyio
+    from analytics_acp.errors import HostTablesUnsupported
+    from analytics_acp.host.client import _HostDispatcher
+    from mcp.shared.exceptions import MCPError
+
+    async def resolver(ref, call_id):
+        return {"ref": ref, "call_id": call_id}
+
+    send, receive = anyio.create_memory_object_stream(1)
+    speaks_acp = [False]
+    dispatcher = _HostDispatcher(receive, send, resolver=resolver, uses_acp=lambda: speaks_acp[0])
+    with pytest.raises(MCPError) as refused:
+        anyio.run(dispatcher._read_table, {"ref": "t1", "call_id": "c1"})
+    assert refused.value.error.code == HostTablesUnsupported.code
+    speaks_acp[0] = True
+    assert anyio.run(dispatcher._read_table, {"ref": "t1", "call_id": "c1"}) == {"ref": "t1", "call_id": "c1"}
+    send.close()
+    receive.close()

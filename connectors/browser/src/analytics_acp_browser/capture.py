@@ -25,7 +25,7 @@ from .arguments import CaptureArguments
 from .recorder import Recorder
 from .sessions import BROWSER, Browser, Session
 from .settings import Access, Settings
-from .urls import HostPolicy, host_of, origin_of, resolve
+from .urls import host_of, origin_of, resolve
 
 SNAPSHOT_JS = (
     "() => ({seo: (" + seo.COLLECT_JS + ")(), perf: (" + performance.COLLECT_JS + ")(), storage: ("
@@ -279,8 +279,3 @@ def build(outcome: dict[str, Any], start: str) -> MultiExtraction:
         source={"browser": "chromium", "pages": len(rec.pages), "requests": len(network_rows)},
         arguments=None,
     )
-
-
-def check_policy(url: str, policy: HostPolicy) -> str:
-    """Scheme and host checks of a page URL (screenshot uses the same rules)."""
-    return policy.check_page(url)

@@ -315,11 +315,5 @@ def resolve_schema_or_table(target: Target, ctx: CallContext) -> Target:
     return target
 
 
-def check_database(session: Session, target: Target) -> None:
-    """ACP_RESOURCE_NOT_FOUND when the target's schema or table does not exist."""
-    if target.schema and has_schema_level(session.backend) and target.schema not in list_schemas(session):
-        raise ResourceNotFound(f"Schema {target.schema!r} does not exist in {target.database}. Call autocontext for {target.database} to list its schemas.")
-
-
 def _quote(conn: Connection, name: str) -> str:
     return conn.dialect.identifier_preparer.quote(name)

@@ -21,7 +21,6 @@ from mcp.client.session import ClientSession
 from mcp.shared.dispatcher import CallOptions, ProgressFnT
 from mcp.shared.exceptions import MCPError
 from mcp.shared.jsonrpc_dispatcher import JSONRPCDispatcher
-from pydantic import ConfigDict
 
 from .. import sdk_private
 from ..constants import ACP_KEY, ACP_METHOD_READ_TABLE, ACP_PROTOCOL_VERSION, MCP_HANDSHAKE_VERSION
@@ -77,14 +76,17 @@ class ProtocolError(Exception):
         self.code, self.message, self.data = code, message, data
 
 
-class _Open(types.RequestParams):
-    model_config = ConfigDict(extra="allow")
-
-
 class _HostDispatcher(JSONRPCDispatcher):
-    """Routes the server's ``acp/read_table`` to the host's resolver; everything else to the SDK."""
+    """Routes the server's ``acp/read_table`` to the host's resolver; everything else to the SDK.
 
-    resolver: Resolver | None = None
+    ``resolver`` and ``uses_acp`` are given at construction. ``uses_acp`` answers whether the server turned
+    out to speak ACP: a plain MCP server gets no host tables either (4.3), whatever the resolver.
+    """
+
+    def __init__(self, read: Any, write: Any, *, resolver: Resolver | None, uses_acp: Callable[[], bool]) -> None:
+        super().__init__(read, write)
+        self._resolver = resolver
+        self._uses_acp = uses_acp
 
     async def run(self, on_request: Any, on_notify: Any, on_notify_intercept: Any = None, *,
                   task_status: Any = anyio.TASK_STATUS_IGNORED) -> None:
@@ -96,11 +98,11 @@ class _HostDispatcher(JSONRPCDispatcher):
         return await super().run(route, on_notify, on_notify_intercept, task_status=task_status)
 
     async def _read_table(self, params: dict[str, Any]) -> dict[str, Any]:
-        if self.resolver is None:
+        if self._resolver is None or not self._uses_acp():
             err = HostTablesUnsupported("This host does not resolve host tables.")
             raise MCPError(code=err.code, message=err.message)
         try:
-            return await self.resolver(str(params.get("ref", "")), params.get("call_id"))
+            return await self._resolver(str(params.get("ref", "")), params.get("call_id"))
         except AcpError as exc:  # 8.8: typed errors travel as JSON-RPC errors of the request
             raise MCPError(code=exc.code, message=exc.message, data=exc.data) from None
 
@@ -219,13 +221,15 @@ class AcpClient:
             capability = dict(FULL_HOST)
         elif capability is False:
             capability = None
-        dispatcher = _HostDispatcher(read, write)
-        dispatcher.resolver = resolver
+        client: AcpClient | None = None
+
+        def uses_acp() -> bool:  # read once the server answered initialize (None before: no tables yet)
+            return client is not None and client.server_capability is not None
+
+        dispatcher = _HostDispatcher(read, write, resolver=resolver, uses_acp=uses_acp)
         async with ClientSession(dispatcher=dispatcher, read_timeout_seconds=read_timeout) as session:
             client = cls(session, capability, token)
             await client._initialize()
-            if client.server_capability is None:
-                dispatcher.resolver = None  # 4.3: a plain MCP server gets no host tables either
             yield client
 
     async def _initialize(self) -> None:
