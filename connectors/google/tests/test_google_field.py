@@ -6,7 +6,7 @@ import httplib2
 import pytest
 import requests
 from analytics_acp import UpstreamError
-from analytics_acp_google import retry
+from analytics_acp_google import retry, timeouts
 from googlefakes.netfaults import UNRESOLVABLE, Proxy, SilentListener, refused_url
 
 
@@ -75,11 +75,11 @@ def test_the_budget_trips_so_a_calls_other_requests_stop_at_once():
 
 
 def test_config_timeout_s_is_bounded_and_drives_the_budget():
-    assert retry.configured_timeout_s({"timeout_s": 1}) == retry.TIMEOUT_S_MIN
-    assert retry.configured_timeout_s({"timeout_s": 10_000}) == retry.TIMEOUT_S_MAX
-    assert retry.configured_timeout_s({"timeout_s": "x"}) is None and retry.configured_timeout_s({}) is None
+    assert timeouts.configured_timeout_s({"timeout_s": 1}) == timeouts.TIMEOUT_S_MIN
+    assert timeouts.configured_timeout_s({"timeout_s": 10_000}) == timeouts.TIMEOUT_S_MAX
+    assert timeouts.configured_timeout_s({"timeout_s": "x"}) is None and timeouts.configured_timeout_s({}) is None
     budget = retry.Budget({"timeout_s": 45})
-    assert budget.total_s == 45 and budget.read_s == 45 and budget.timeouts()[0] == retry.CONNECT_TIMEOUT_S
+    assert budget.total_s == 45 and budget.read_s == 45 and budget.timeouts()[0] == timeouts.CONNECT_TIMEOUT_S
 
 
 @pytest.mark.parametrize("transport", TRANSPORTS)

@@ -100,11 +100,28 @@ def _status(exc: BaseException) -> int | None:
     return code if isinstance(code, int) else None
 
 
+def account_properties(ctx: CallContext) -> list[dict[str, Any]]:
+    """Every property of every account summary: {id, name, account, property_type, parent}.
+
+    Here, beside ``call``, because a 403/404 names what the credentials can see (resources lists it too).
+    """
+    from google.analytics.admin_v1beta import ListAccountSummariesRequest
+
+    admin = client(ctx, "admin")
+    pager = call(admin.list_account_summaries, ListAccountSummariesRequest(page_size=200), ctx=ctx)
+    out = []
+    for summary in pager:  # the pager follows nextPageToken with the same retry policy
+        for prop in summary.property_summaries:
+            out.append({"id": prop.property.split("/")[-1], "name": prop.display_name or prop.property,
+                        "account": summary.display_name or summary.account,
+                        "property_type": prop.property_type.name if prop.property_type else None,
+                        "parent": prop.parent})
+    return out
+
+
 def _visible_properties(ctx: CallContext) -> str:
     """'Store (987654321, account Client X), …' for the error message; never raises."""
     try:
-        from .resources import account_properties
-
         props = account_properties(ctx)
     except Exception:
         return "(the property list could not be read)"

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-from typing import Any
 
 from analytics_acp import CallContext, Resource, ResourceNotFound
 
@@ -38,27 +37,11 @@ def normalize(resource_id: str) -> str:
                            "resource_id to list the properties these credentials can see.")
 
 
-def account_properties(ctx: CallContext) -> list[dict[str, Any]]:
-    """Every property of every account summary: {id, name, account, property_type, parent}."""
-    from google.analytics.admin_v1beta import ListAccountSummariesRequest
-
-    from .clients import call, client
-
-    admin = client(ctx, "admin")
-    pager = call(admin.list_account_summaries, ListAccountSummariesRequest(page_size=200), ctx=ctx)
-    out = []
-    for summary in pager:  # the pager follows nextPageToken with the same retry policy
-        for prop in summary.property_summaries:
-            out.append({"id": prop.property.split("/")[-1], "name": prop.display_name or prop.property,
-                        "account": summary.display_name or summary.account,
-                        "property_type": prop.property_type.name if prop.property_type else None,
-                        "parent": prop.parent})
-    return out
-
-
 def list_resources(ctx: CallContext) -> list[Resource]:
     """Suggestions: name = property display name, group = account display name (6.3)."""
     from analytics_acp_google.errors import to_acp_error
+
+    from .clients import account_properties
 
     try:
         props = account_properties(ctx)

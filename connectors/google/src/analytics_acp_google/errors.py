@@ -6,24 +6,19 @@ that could echo one.
 
 from __future__ import annotations
 
-import json
 import re
 from typing import Any
 
 from analytics_acp import AcpError, CredentialsInvalid, ResourceNotFound, UpstreamError
 
-from .retry import deadline_s, request_timeout_s
+from .failures import chain, classify, host_of, http_status_and_message
+from .failures import error_details as error_details  # re-exported: connectors refine the mapping with it
+from .failures import is_quota_text as is_quota_text  # re-exported: connectors read quota words with it
+from .timeouts import deadline_s, request_timeout_s
 
-# The one list of words that mark a quota or rate-limit error (GA4, Search Console, BigQuery).
-_QUOTA_WORDS = ("RESOURCE_EXHAUSTED", "rateLimitExceeded", "quotaExceeded", "userRateLimitExceeded",
-                "dailyLimitExceeded", "Exhausted", "quota")
 # Anything that looks like a bearer token, a JWT or a PEM block is cut from upstream messages.
 _SECRETISH = re.compile(r"(ya29\.[\w\-.]+|eyJ[\w\-]+\.[\w\-]+\.[\w\-]*|-----BEGIN[^-]+-----.*?-----END[^-]+-----|"
                         r"(?i:bearer)\s+\S+|1//[\w\-]+)", re.S)
-
-# google.api_core's REST errors start their message with "POST https://…/v1beta/properties/1:runReport?%24alt=json…: ";
-# the request line is noise for the model and pushed Google's own words past the length bound.
-_REQUEST_LINE = re.compile(r"^(?:GET|POST|PUT|PATCH|DELETE) \S+: ")
 
 
 _QUERY_STRING = re.compile(r"(https?://[^\s?#]+)[?#]\S*")
@@ -39,45 +34,6 @@ def scrub(text: str, limit: int = 400) -> str:
     cut = text[: limit - 1]
     head = cut.rsplit(" ", 1)[0] if " " in cut else cut
     return head.rstrip(" ,;:") + "…"
-
-
-def is_quota_text(text: str) -> bool:
-    """True when an error's message/reason names a quota or a rate limit."""
-    lowered = text.lower()
-    return any(w.lower() in lowered for w in _QUOTA_WORDS)
-
-
-def _safe(obj: Any, attr: str) -> Any:
-    # Some api_core properties raise when the error was built without details (errors=None).
-    try:
-        return getattr(obj, attr, None)
-    except Exception:
-        return None
-
-
-def _http_status_and_message(exc: BaseException) -> tuple[int | None, str, str]:
-    """(HTTP status, message, reason/status text) from a GoogleAPICallError or a googleapiclient HttpError."""
-    code = getattr(exc, "code", None)
-    if isinstance(code, int) and hasattr(exc, "message"):  # google.api_core.exceptions.GoogleAPICallError
-        reason = " ".join(str(x) for x in (_safe(exc, "reason"), _safe(exc, "grpc_status_code"),
-                                            _safe(exc, "details"), _safe(exc, "errors")) if x)
-        return code, _REQUEST_LINE.sub("", str(getattr(exc, "message", "") or "")), reason
-    resp = getattr(exc, "resp", None)
-    status = getattr(resp, "status", None)
-    if status is not None:  # googleapiclient.errors.HttpError
-        content = getattr(exc, "content", b"") or b""
-        message, reason = "", ""
-        try:
-            err = json.loads(content.decode("utf-8", "replace")).get("error", {})
-            message = str(err.get("message", ""))
-            reason = " ".join([str(err.get("status", ""))] + [str(e.get("reason", "")) for e in err.get("errors", []) or []])
-        except (ValueError, AttributeError):
-            message = str(getattr(exc, "reason", "") or "")
-        try:
-            return int(status), message, reason
-        except (TypeError, ValueError):
-            return None, message, reason
-    return None, "", ""
 
 
 def _quota_text(message: str, reason: str) -> str:
@@ -104,8 +60,6 @@ def _quota_text(message: str, reason: str) -> str:
 
 def _auth_failure(exc: BaseException) -> AcpError:
     """A google-auth failure: unreachable token endpoint (upstream) vs Google refusing the credentials."""
-    from .retry import classify
-
     kind = classify(exc)
     if kind in ("network", "timeout"):
         host = host_of(exc) or "the token endpoint"
@@ -150,7 +104,7 @@ def to_acp_error(exc: BaseException, *, resource: str | None = None, visible: st
         if isinstance(cause, BaseException):
             return to_acp_error(cause, resource=resource, visible=visible, account=account, grant=grant, host=host)
         return UpstreamError(f"Google kept failing for {deadline_s():.0f} s. Try again later.")
-    status, message, reason = _http_status_and_message(exc)
+    status, message, reason = http_status_and_message(exc)
     blob = f"{message} {reason}"
     if status == 401:
         return CredentialsInvalid("Google answered 401 Unauthenticated: the token expired or was revoked. "
@@ -170,8 +124,6 @@ def to_acp_error(exc: BaseException, *, resource: str | None = None, visible: st
                              f"{deadline_s():.0f} s budget. Try again later.")
     if status is not None:
         return UpstreamError(f"Google answered HTTP {status}: {scrub(message, 300)}")
-    from .retry import classify
-
     kind = classify(exc)
     if kind == "timeout":
         return timeout_error(host or host_of(exc) or "Google")
@@ -180,30 +132,10 @@ def to_acp_error(exc: BaseException, *, resource: str | None = None, visible: st
     return UpstreamError(f"Google call failed ({type(exc).__name__}: {scrub(str(exc), 200)}).")
 
 
-def host_of(exc: BaseException) -> str | None:
-    """The host a failed request was for, from requests/urllib3 errors in the chain."""
-    from urllib.parse import urlsplit
-
-    from .retry import chain
-
-    for e in chain(exc):
-        request = getattr(e, "request", None)
-        url = getattr(request, "url", None)
-        if isinstance(url, str) and url:
-            return urlsplit(url).hostname
-        for owner in (getattr(e, "pool", None), getattr(e, "conn", None)):  # urllib3's pool / connection
-            named = getattr(owner, "host", None)
-            if named:
-                return str(named)
-    return None
-
-
 def _cause(exc: BaseException) -> str:
     """Why a connection could not be made, in a few words ("proxy" when a proxy failed it)."""
     import socket
     import ssl
-
-    from .retry import chain
 
     links = chain(exc)
     names = {type(e).__name__ for e in links}
@@ -261,7 +193,3 @@ def timeout_error(host: str, budget: Any = None) -> UpstreamError:
                          "on a slow network raise config.timeout_s.")
 
 
-def error_details(exc: BaseException) -> dict[str, Any]:
-    """(status, message, reason) of a Google HTTP error, for connectors that refine the mapping."""
-    status, message, reason = _http_status_and_message(exc)
-    return {"status": status, "message": message, "reason": reason}

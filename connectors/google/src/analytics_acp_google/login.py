@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
-from .retry import request_timeout_s
+from .timeouts import request_timeout_s
 
 GOOGLE_REVOKE_URI = "https://oauth2.googleapis.com/revoke"
 GOOGLE_USERINFO_URI = "https://openidconnect.googleapis.com/v1/userinfo"

@@ -15,72 +15,31 @@
   Either trips the call's budget, so the call's other requests (concurrent autocontext blocks) stop
   at once with the same answer instead of each waiting again.
 
-Env ``ANALYTICS_ACP_GOOGLE_DEADLINE_S`` / ``ANALYTICS_ACP_GOOGLE_TIMEOUT_S`` change the defaults
-(tests set them to a couple of seconds); ``config.timeout_s`` of a source wins over both.
+The bounds live in timeouts.py and what kind a failure is in failures.py (both below this module and
+errors.py, which used to import each other); env ``ANALYTICS_ACP_GOOGLE_DEADLINE_S`` /
+``ANALYTICS_ACP_GOOGLE_TIMEOUT_S`` change the defaults (tests set them to a couple of seconds);
+``config.timeout_s`` of a source wins over both.
 """
 
 from __future__ import annotations
 
-import os
 import threading
 import time
 from collections.abc import Callable
-from typing import Any, Literal, Protocol, TypeVar
+from typing import Any, Protocol, TypeVar
 
 from analytics_acp.state import CallSlot
 
-DEFAULT_DEADLINE_S = 30.0
-DEFAULT_TIMEOUT_S = 30.0
-CONNECT_TIMEOUT_S = 5.0
-TIMEOUT_S_MIN, TIMEOUT_S_MAX = 5, 600  # bounds of config.timeout_s
-RETRIED_STATUS = (500, 502, 503, 504)
+from .errors import timeout_error, unreachable_error
+from .failures import classify, host_of, is_retryable, status_of
+from .timeouts import connect_timeout_s, deadline_s, request_timeout_s
+
 NETWORK_RETRIES = 1
 NETWORK_PAUSE_S = 0.25
 RETRY_AFTER_MAX_S = 5.0
 AUTOCONTEXT_CONCURRENCY = 4  # blocks fetched at once: one slow Google is paid once, quota is not stormed
-# BigQuery names its transient 5xx; any other named reason on a 5xx (bytesBilledLimitExceeded) is final.
-TRANSIENT_REASONS = frozenset({"backendError", "internalError", "badGateway", "backendFailed"})
 
-Kind = Literal["transient", "network", "timeout", "quota", "other"]
 T = TypeVar("T")
-
-
-def _env_seconds(name: str, default: float) -> float:
-    raw = os.environ.get(name, "").strip()
-    if not raw:
-        return default
-    try:
-        value = float(raw)
-    except ValueError:
-        return default
-    return value if value > 0 else default
-
-
-def configured_timeout_s(config: dict[str, Any] | None) -> float | None:
-    """``config.timeout_s`` clamped to its bounds, or None when unset or not a number."""
-    raw = (config or {}).get("timeout_s")
-    if raw is None or isinstance(raw, bool):
-        return None
-    try:
-        value = float(raw)
-    except (TypeError, ValueError):
-        return None
-    return min(max(value, TIMEOUT_S_MIN), TIMEOUT_S_MAX)
-
-
-def deadline_s(config: dict[str, Any] | None = None) -> float:
-    """The whole call's budget in seconds: config.timeout_s, else env ``ANALYTICS_ACP_GOOGLE_DEADLINE_S``, else 30."""
-    return configured_timeout_s(config) or _env_seconds("ANALYTICS_ACP_GOOGLE_DEADLINE_S", DEFAULT_DEADLINE_S)
-
-
-def request_timeout_s(config: dict[str, Any] | None = None) -> float:
-    """One request's read timeout: config.timeout_s, else env ``ANALYTICS_ACP_GOOGLE_TIMEOUT_S``, else 30."""
-    return configured_timeout_s(config) or _env_seconds("ANALYTICS_ACP_GOOGLE_TIMEOUT_S", DEFAULT_TIMEOUT_S)
-
-
-def connect_timeout_s(config: dict[str, Any] | None = None) -> float:
-    """How long to wait for a TCP/TLS connection: 5 s, or less when the read timeout is shorter."""
-    return min(CONNECT_TIMEOUT_S, request_timeout_s(config))
 
 
 class Cancel(Protocol):
@@ -174,116 +133,6 @@ def budget(ctx: Any = None) -> Budget:
     return ctx.state(BUDGET) if ctx is not None else Budget()
 
 
-def _status(exc: BaseException) -> int | None:
-    code = getattr(exc, "code", None)
-    if isinstance(code, int):
-        return code
-    status = getattr(getattr(exc, "resp", None), "status", None)  # googleapiclient.errors.HttpError
-    try:
-        return int(status) if status is not None else None
-    except (TypeError, ValueError):
-        return None
-
-
-def _reasons(exc: BaseException) -> list[str]:
-    out = []
-    try:
-        items = getattr(exc, "errors", None) or []
-    except Exception:  # api_core properties may raise on a bare error
-        items = []
-    for item in items:
-        if isinstance(item, dict) and item.get("reason"):
-            out.append(str(item["reason"]))
-    return out
-
-
-def chain(exc: BaseException) -> list[BaseException]:
-    """``exc`` and what it wraps (__cause__, __context__, urllib3's ``reason``, exception args), outermost first."""
-    seen: list[BaseException] = []
-    todo: list[BaseException] = [exc]
-    while todo and len(seen) < 12:
-        cur = todo.pop(0)
-        if any(cur is s for s in seen):
-            continue
-        seen.append(cur)
-        for nxt in (cur.__cause__, cur.__context__, getattr(cur, "reason", None), getattr(cur, "cause", None),
-                    *[a for a in getattr(cur, "args", ()) if isinstance(a, BaseException)]):
-            if isinstance(nxt, BaseException):
-                todo.append(nxt)
-    return seen
-
-
-def _is_read_timeout(exc: BaseException) -> bool:
-    import requests
-
-    for e in chain(exc):
-        if isinstance(e, requests.exceptions.ConnectTimeout):
-            return False
-        if isinstance(e, requests.exceptions.Timeout | TimeoutError):
-            return True
-        if type(e).__name__ in ("ReadTimeoutError", "DeadlineExceeded"):
-            return True
-    return False
-
-
-def is_network_failure(exc: BaseException) -> bool:
-    """A connection that could not be made: refused, DNS, no route, connect timeout, TLS, proxy."""
-    import ssl
-
-    import requests
-
-    for e in chain(exc):
-        if isinstance(e, requests.exceptions.ConnectionError) and not isinstance(e, requests.exceptions.ReadTimeout):
-            return True
-        if isinstance(e, ConnectionError | ssl.SSLError):  # refused, reset, aborted, broken pipe; TLS
-            return True
-        if isinstance(e, OSError) and not isinstance(e, TimeoutError) and e.errno is not None:
-            return True  # gaierror, ENETUNREACH, EHOSTUNREACH
-        if type(e).__name__ in ("ServerNotFoundError", "ProxyError", "GeneralProxyError", "ProxyConnectionError",
-                                "NameResolutionError", "NewConnectionError"):
-            return True  # httplib2 (DNS, socks proxies), urllib3
-    return False
-
-
-def is_quota(exc: BaseException) -> bool:
-    """429, or a 403 whose reason or message says quota/rate limit."""
-    from .errors import is_quota_text
-
-    status = _status(exc)
-    if status == 429:
-        return True
-    if status != 403:
-        return False
-    from .errors import error_details
-
-    d = error_details(exc)
-    return is_quota_text(f"{d['message']} {d['reason']} {' '.join(_reasons(exc))}")
-
-
-def classify(exc: BaseException) -> Kind:
-    """What kind of failure ``exc`` is, for the retry decision and the error type."""
-    status = _status(exc)
-    if status is not None:
-        if status in RETRIED_STATUS:
-            named = [r for r in _reasons(exc) if r not in ("", "None")]
-            if named and not set(named) & TRANSIENT_REASONS and any(r[:1].islower() for r in named):
-                return "other"  # a BigQuery job failure reported as 500 (bytesBilledLimitExceeded…)
-            return "transient"
-        if is_quota(exc):
-            return "quota"
-        return "other"
-    if _is_read_timeout(exc):
-        return "timeout"
-    if is_network_failure(exc):
-        return "network"
-    return "other"
-
-
-def is_retryable(exc: BaseException) -> bool:
-    """True for a transient server error (500/502/503/504) only: never a 4xx, a quota or a timeout."""
-    return classify(exc) == "transient"
-
-
 def retry_after_s(exc: BaseException) -> float | None:
     """The Retry-After hint of a 429 (seconds), when the response carries one."""
     headers: Any = None
@@ -306,8 +155,6 @@ def call(attempt: Callable[[tuple[float, float]], T], *, ctx: Any = None, host: 
     Unreachable hosts, read timeouts and the deadline raise typed ``ACP_UPSTREAM_ERROR``s naming
     ``host``; every other failure (HTTP errors) is re-raised for the connector to map.
     """
-    from .errors import host_of, timeout_error, unreachable_error
-
     spent = budget_ or budget(ctx)
     delay, network_tries = 0.2, 0
     while True:
@@ -327,7 +174,7 @@ def call(attempt: Callable[[tuple[float, float]], T], *, ctx: Any = None, host: 
                 network_tries += 1
                 spent.pause(NETWORK_PAUSE_S)
                 continue
-            if kind == "quota" and _status(exc) == 429:
+            if kind == "quota" and status_of(exc) == 429:
                 hint = retry_after_s(exc)
                 if hint is not None and hint <= RETRY_AFTER_MAX_S and hint < left and delay < 1:
                     spent.pause(hint)

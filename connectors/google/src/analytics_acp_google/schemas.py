@@ -110,7 +110,7 @@ def api_endpoint_property() -> dict[str, Any]:
 
 def timeout_property() -> dict[str, Any]:
     """The config_schema property ``timeout_s`` (advanced): the longest one call waits for Google."""
-    from .retry import DEFAULT_DEADLINE_S, TIMEOUT_S_MAX, TIMEOUT_S_MIN
+    from .timeouts import DEFAULT_DEADLINE_S, TIMEOUT_S_MAX, TIMEOUT_S_MIN
 
     return {
         "type": "number",
