@@ -13,14 +13,12 @@ from contextlib import contextmanager
 
 import httpx
 import pytest
+from analytics_acp.kit.wire import cpu_settled, initialize_request, tool_call, until
 from core_helpers import CREDS, env, free_port, serve_command
 
 HEADERS = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
-INIT = {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
-    "protocolVersion": "2025-11-25", "clientInfo": {"name": "t", "version": "1"},
-    "capabilities": {"experimental": {"acp": {"version": "1.0", "stores_system_data": True}}}}}
-SPIN = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {
-    "name": "spin", "arguments": {}, "_meta": {"acp": {"credentials": CREDS}, "progressToken": 7}}}
+INIT = initialize_request(0, acp={"stores_system_data": True})
+SPIN = tool_call(1, "spin", {}, {"acp": {"credentials": CREDS}, "progressToken": 7})
 
 
 @contextmanager
@@ -48,24 +46,6 @@ def _session(http: httpx.Client, url: str) -> dict[str, str]:
     session = {**HEADERS, "Mcp-Session-Id": answer.headers["mcp-session-id"], "Mcp-Protocol-Version": "2025-11-25"}
     assert http.post(url, json={"jsonrpc": "2.0", "method": "notifications/initialized"}, headers=session).status_code == 202
     return session
-
-
-def _cpu_ticks(pid: int) -> int:
-    fields = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()
-    return int(fields[11]) + int(fields[12])
-
-
-def _goes_idle(pid: int) -> bool:
-    """True once the server used no CPU for ten polls in a row (bounded: ~30 s at most)."""
-    last, still = _cpu_ticks(pid), 0
-    for _ in range(300):
-        time.sleep(0.1)
-        now = _cpu_ticks(pid)
-        still = still + 1 if now == last else 0
-        last = now
-        if still >= 10:
-            return True
-    return False
 
 
 def _until_running(lines) -> None:
@@ -98,7 +78,7 @@ def test_a_running_call_stops_when_the_http_client_cancels_it(how):
             elif how == "DELETE":
                 assert http.delete(url, headers=session).status_code == 200
         # "closed stream": leaving the block closed the response stream mid-call, nothing else was sent.
-        assert _goes_idle(pid), f"the server kept burning CPU after the client's {how}"
+        until(cpu_settled(pid), f"the server's CPU going idle after the client's {how}", tries=300, every_s=0.1)
         if how == "DELETE":
             session = _session(http, url)  # the server goes on: a new session works
         assert _ping(http, url, session) == {"jsonrpc": "2.0", "id": 2, "result": {}}

@@ -10,6 +10,7 @@ import subprocess
 import mcp_types as types
 import orjson
 from analytics_acp.constants import ACP_MAX_MESSAGE_BYTES
+from analytics_acp.kit.wire import INITIALIZED, Lines, cpu_settled, initialize_request, until
 from analytics_acp.server_stdio import DEFERRED_KEY, DeferredMeta, encode, parse
 from core_helpers import CREDS, env, serve_command
 
@@ -86,10 +87,7 @@ def test_parse_keeps_the_sdk_validation():
 
 
 def _messages(*extra):
-    init = {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
-        "protocolVersion": "2025-11-25", "clientInfo": {"name": "t", "version": "1"},
-        "capabilities": {"experimental": {"acp": {"version": "1.0", "stores_system_data": True}}}}}
-    lines = [init, {"jsonrpc": "2.0", "method": "notifications/initialized"}, *extra]
+    lines = [initialize_request(0, acp={"stores_system_data": True}), INITIALIZED, *extra]
     return b"".join(orjson.dumps(m) + b"\n" for m in lines)
 
 
@@ -107,7 +105,8 @@ def test_long_lines_both_ways_over_pipes():
     configure = {"jsonrpc": "2.0", "id": 5, "method": "acp/configure", "params": {"credentials": CREDS}}
     proc.stdin.write(_messages(configure, call))
     proc.stdin.flush()
-    while orjson.loads(line := proc.stdout.readline()).get("id") != 1:
+    stdout = Lines(proc.stdout)
+    while orjson.loads(line := stdout.next()).get("id") != 1:
         pass
     proc.stdin.close()
     proc.wait(timeout=60)
@@ -212,15 +211,9 @@ def test_multitable_parts_go_out_as_built():
     assert orjson.loads(_pydantic_line(result))["result"] == orjson.loads(line)["result"]
 
 
-def _cpu_ticks(pid: int) -> int:
-    fields = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()
-    return int(fields[11]) + int(fields[12])  # utime + stime
-
-
 def test_a_burst_of_calls_to_a_client_that_reads_nothing_for_a_while_loses_no_table():
     # Issue 27.1, as a host would: 200 tools/call on one connection, stdout not read until the
     # server has done all it can (its CPU time stops moving), then every answer must carry its table.
-    import time
 
     calls = [{"jsonrpc": "2.0", "id": 100 + i, "method": "tools/call", "params": {
         "name": "extract", "arguments": {"n": 40, "resource_id": "acc1"},
@@ -230,17 +223,11 @@ def test_a_burst_of_calls_to_a_client_that_reads_nothing_for_a_while_loses_no_ta
     try:
         proc.stdin.write(_messages(*calls))
         proc.stdin.flush()
-        last, still = _cpu_ticks(proc.pid), 0
-        for _ in range(600):  # bounded: at most ~60 s; stops once the server is stuck on its full stdout
-            time.sleep(0.1)
-            now = _cpu_ticks(proc.pid)
-            still = still + 1 if now == last else 0
-            last = now
-            if still >= 10 and now > 0:
-                break
+        until(cpu_settled(proc.pid), "the server stuck on its full stdout", tries=600, every_s=0.1)
         answers: dict = {}
+        stdout = Lines(proc.stdout)
         while len(answers) < 201:  # initialize + 200 calls; stdin stays open (its close ends the session)
-            message = orjson.loads(proc.stdout.readline())
+            message = orjson.loads(stdout.next())
             answers[message.get("id")] = message
         proc.stdin.close()
         proc.wait(timeout=60)
@@ -306,35 +293,6 @@ def _unread_bytes(fd: int) -> int:
     return count[0]
 
 
-class _Lines:
-    """A server's stdout or stderr line by line, each line a bounded wait (raw reads: no hidden buffer)."""
-
-    def __init__(self, stream, bound_s: float = 120.0):
-        self.fd, self.bound_s, self.buffer = stream.fileno(), bound_s, b""
-
-    def next(self) -> bytes:
-        import os
-        import selectors
-
-        with selectors.DefaultSelector() as sel:
-            sel.register(self.fd, selectors.EVENT_READ)
-            while b"\n" not in self.buffer:
-                if not sel.select(self.bound_s):
-                    raise AssertionError(f"the server wrote no line within {self.bound_s:.0f} s")
-                chunk = os.read(self.fd, 1 << 16)
-                assert chunk, "the server closed the stream"
-                self.buffer += chunk
-        line, _, self.buffer = self.buffer.partition(b"\n")
-        return line
-
-    def until(self, *wanted: str) -> str:
-        """The first line holding every string of ``wanted``."""
-        while True:
-            line = self.next().decode()
-            if all(w in line for w in wanted):
-                return line
-
-
 def test_at_the_cap_the_server_stops_reading_and_answers_every_call_once_the_client_reads():
     # Issue 38.6: with a cap of 4 and a client that reads nothing, the server takes 4 calls (their answers
     # wait on a full stdout) and reads no further: the rest stays in the pipe and the client's writes block.
@@ -363,14 +321,14 @@ def test_at_the_cap_the_server_stops_reading_and_answers_every_call_once_the_cli
         writer = threading.Thread(target=write, daemon=True)
         writer.start()
         # The server says when it pauses; 5 requests = initialize + 4 calls, whose answers cannot be written.
-        _Lines(proc.stderr).until("stdio reading paused: 4 calls in progress", "5 requests taken")
+        Lines(proc.stderr).until("stdio reading paused: 4 calls in progress", "5 requests taken")
         taken_lines = (sent - _unread_bytes(proc.stdin.fileno()) - len(head)) / len(lines[0])
         # 4 running, 1 waiting for a place, 1 parsed and waiting for the gate, at most one 64 KiB read (4 lines).
         assert taken_lines <= cap + 6, taken_lines
         assert writer.is_alive() and sent < len(data) / 2  # most calls wait with the client: backpressure
         threading.Thread(target=proc.stderr.read, daemon=True).start()  # DEBUG lines from here on
         answers: dict = {}
-        stdout = _Lines(proc.stdout)
+        stdout = Lines(proc.stdout)
         while len(answers) < calls + 1:
             message = orjson.loads(stdout.next())
             answers[message.get("id")] = message
@@ -388,9 +346,7 @@ def test_calls_waiting_for_the_clients_tables_never_deadlock_the_capped_reader()
     # Issue 38.6: at the cap, calls blocked on acp/read_table (8.8) need the client's answers, which it writes
     # after more calls: the server reads on, holds those up to the cap and refuses the rest (SERVER_BUSY).
     cap = 2
-    init = {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
-        "protocolVersion": "2025-11-25", "clientInfo": {"name": "t", "version": "1"},
-        "capabilities": {"experimental": {"acp": {"version": "1.0", "stores_system_data": True, "host_tables": True}}}}}
+    init = initialize_request(0, acp={"stores_system_data": True, "host_tables": True})
     calls = [{"jsonrpc": "2.0", "id": i, "method": "tools/call", "params": {
         "name": "sum_table", "arguments": {"table_ref": f"t{i}", "column": "v"}, "_meta": {"acp": {}}}} for i in range(1, 6)]
     proc = subprocess.Popen(serve_command(), env=env(ACP_MAX_CALLS_IN_PROGRESS=str(cap)), stdin=subprocess.PIPE,
@@ -398,10 +354,10 @@ def test_calls_waiting_for_the_clients_tables_never_deadlock_the_capped_reader()
     try:
         proc.stdin.write(orjson.dumps(init) + b"\n")
         proc.stdin.flush()
-        stdout = _Lines(proc.stdout)
+        stdout = Lines(proc.stdout)
         stdout.next()
         proc.stdin.write(b"".join(orjson.dumps(m) + b"\n" for m in
-                                  [{"jsonrpc": "2.0", "method": "notifications/initialized"}, *calls]))
+                                  [INITIALIZED, *calls]))
         proc.stdin.flush()
         answers: dict = {}
         while len(answers) < len(calls):
@@ -430,9 +386,7 @@ def test_only_the_clients_answers_skip_the_line_limit_while_it_owes_one():
     # Issue 38.6 review: while the client owes the answer to acp/read_table, its requests keep the 4 MiB line limit
     # (only an answer may be big: an inline host table); an answer naming the id as text ends the debt as the SDK
     # reads it (correlation_key), so the next big request is refused too.
-    init = {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
-        "protocolVersion": "2025-11-25", "clientInfo": {"name": "t", "version": "1"},
-        "capabilities": {"experimental": {"acp": {"version": "1.0", "stores_system_data": True, "host_tables": True}}}}}
+    init = initialize_request(0, acp={"stores_system_data": True, "host_tables": True})
     big = "x" * (ACP_MAX_MESSAGE_BYTES + 1000)
 
     def big_call(i):
@@ -445,9 +399,9 @@ def test_only_the_clients_answers_skip_the_line_limit_while_it_owes_one():
         call = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {
             "name": "sum_table", "arguments": {"table_ref": "t", "column": "v"}}}
         proc.stdin.write(b"".join(orjson.dumps(m) + b"\n" for m in
-                                  [init, {"jsonrpc": "2.0", "method": "notifications/initialized"}, call]))
+                                  [init, INITIALIZED, call]))
         proc.stdin.flush()
-        stdout = _Lines(proc.stdout)
+        stdout = Lines(proc.stdout)
         asked = orjson.loads(stdout.until('"acp/read_table"'))
         proc.stdin.write(big_call(2))  # a request while the client owes: refused unread, with its id
         proc.stdin.flush()

@@ -9,13 +9,13 @@ process must be gone long before the call's own deadline.
 
 from __future__ import annotations
 
-import json
 import signal
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from analytics_acp.kit.wire import StdioWire, tool_call
 from core_helpers import env
 from silent import SilentListener
 
@@ -25,31 +25,19 @@ from googlefakes import keys  # noqa: E402
 pytest.importorskip("analytics_acp_ga4")
 
 GONE_WITHIN_S = 30  # far below the call's own deadline (600 s below): only a prompt exit passes
-INIT = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-    "protocolVersion": "2025-11-25", "clientInfo": {"name": "t", "version": "1"},
-    "capabilities": {"experimental": {"acp": {"version": "1.0"}}}}}
-
-
-def _send(proc: subprocess.Popen, message: dict) -> None:
-    proc.stdin.write(json.dumps(message) + "\n")
-    proc.stdin.flush()
 
 
 def _busy_server(listener: SilentListener, tmp_path: Path) -> subprocess.Popen:
     """``serve ga4`` with one run_report in flight on the silent listener."""
     own = env(TMPDIR=str(tmp_path), ANALYTICS_ACP_GOOGLE_DEADLINE_S="600", ANALYTICS_ACP_GOOGLE_TIMEOUT_S="600")
-    proc = subprocess.Popen([sys.executable, "-m", "analytics_acp", "serve", "ga4"], env=own, stdin=subprocess.PIPE,
-                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
-    _send(proc, INIT)
-    assert json.loads(proc.stdout.readline())["id"] == 1
-    _send(proc, {"jsonrpc": "2.0", "method": "notifications/initialized"})
+    wire = StdioWire([sys.executable, "-m", "analytics_acp", "serve", "ga4"], env=own)
+    wire.initialize()
     credentials = keys.service_account_credentials(listener.url + "/token")
-    _send(proc, {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
-        "name": "run_report", "arguments": {"metrics": ["sessions"], "dimensions": ["date"], "resource_id": "123456789"},
-        "_meta": {"acp": {"credentials": credentials, "config": {"api_endpoint": listener.url},
-                          "autocontext_delivered": True}}}})
+    wire.send(tool_call(2, "run_report", {"metrics": ["sessions"], "dimensions": ["date"], "resource_id": "123456789"},
+                        {"acp": {"credentials": credentials, "config": {"api_endpoint": listener.url},
+                                 "autocontext_delivered": True}}))
     assert listener.wait_for_connection(), "the call never reached the upstream"
-    return proc
+    return wire.proc
 
 
 def _gone(proc: subprocess.Popen) -> int:
@@ -66,7 +54,7 @@ def test_stdin_closed_while_a_call_waits_on_a_silent_upstream(tmp_path):
         proc = _busy_server(listener, tmp_path)
         proc.stdin.close()  # the client is gone
         assert _gone(proc) == 0
-        assert proc.stdout.read() == ""  # no answer came from the silent upstream; nothing else on stdout
+        assert proc.stdout.read() == b""  # no answer came from the silent upstream; nothing else on stdout
         assert list(tmp_path.glob("analytics-acp-*")) == []  # private folder removed (os._exit skips atexit)
 
 
