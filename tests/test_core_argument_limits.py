@@ -11,6 +11,7 @@ import urllib.request
 
 import pytest
 from analytics_acp.constants import ACP_ECHO_MAX_CHARS, ACP_MAX_ARGUMENTS_BYTES, ACP_MAX_MESSAGE_BYTES
+from analytics_acp.kit.wire import StdioWire
 from core_helpers import CREDS, env, mini_client, serve_command
 
 M = {"credentials": CREDS, "autocontext_delivered": True}
@@ -74,40 +75,29 @@ def test_http_body_past_the_transport_limit_gets_a_json_rpc_error():
         proc.wait(timeout=30)
 
 
-def _stdio_line(proc, message: dict) -> None:
-    proc.stdin.write(json.dumps(message).encode() + b"\n")
-    proc.stdin.flush()
-
-
 def test_stdio_line_past_the_limit_is_refused_unparsed_and_the_server_goes_on():
-    proc = subprocess.Popen(serve_command(), env=env(), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                            stderr=subprocess.DEVNULL)
+    wire = StdioWire(serve_command(), env=env())
     try:
-        _stdio_line(proc, {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-            "protocolVersion": "2025-11-25", "clientInfo": {"name": "t", "version": "1"},
-            "capabilities": {"experimental": {"acp": {"version": "1.0"}}}}})
-        assert json.loads(proc.stdout.readline())["id"] == 1
-        _stdio_line(proc, {"jsonrpc": "2.0", "method": "notifications/initialized"})
+        wire.initialize()
         # 50 MB in one request: refused as soon as the line passes the limit, never parsed whole; its id,
         # written before params, is read from the first bytes (issue 23.4)
-        _stdio_line(proc, {"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {
+        wire.send({"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {
             "name": "extract", "arguments": {"n": 1, "resource_id": "acc1", "note": "z" * (50 * 1024 * 1024)}}})
         # The same with the id after params: it cannot be known without reading the whole line (id null).
-        _stdio_line(proc, {"jsonrpc": "2.0", "method": "tools/call", "params": {
+        wire.send({"jsonrpc": "2.0", "method": "tools/call", "params": {
             "name": "extract", "arguments": {"note": "z" * (5 * 1024 * 1024)}}, "id": "late"})
-        _stdio_line(proc, {"jsonrpc": "2.0", "id": 8, "method": "tools/list"})
-        refused = json.loads(proc.stdout.readline())
+        wire.send({"jsonrpc": "2.0", "id": 8, "method": "tools/list"})
+        refused = wire.next()
         assert refused["id"] == 7 and refused["error"]["code"] == -32017, refused
-        late = json.loads(proc.stdout.readline())
+        late = wire.next()
         assert late["id"] is None and late["error"]["code"] == -32017, late
         assert refused["error"]["data"] == {"name": "ACP_INVALID_ARGUMENTS", "max_arguments_bytes": ACP_MAX_ARGUMENTS_BYTES,
                                             "max_message_bytes": ACP_MAX_MESSAGE_BYTES}
         assert f"larger than {ACP_MAX_MESSAGE_BYTES:,} bytes" in refused["error"]["message"]
-        listed = json.loads(proc.stdout.readline())  # the next request is answered: the process is healthy
+        listed = wire.next()  # the next request is answered: the process is healthy
         assert listed["id"] == 8 and any(t["name"] == "extract" for t in listed["result"]["tools"])
     finally:
-        proc.kill()
-        proc.wait()
+        wire.kill()
 
 
 @pytest.mark.asyncio

@@ -3,11 +3,11 @@
 connection is refused and the session keeps its state."""
 
 import json
-import subprocess
 
 import httpx
 import pytest
 from analytics_acp.host import AcpClient, ProtocolError
+from analytics_acp.kit.wire import INITIALIZED, StdioWire, initialize_request
 from core_helpers import CREDS, env, http_mini, mini_client, serve_command
 
 BAD_IDS = ['{"a": 1}', "[1]", "true", "false", "1.5", "2.0", "1e999999", "NaN", "-Infinity", "null"]
@@ -21,23 +21,12 @@ def _bad_lines():
 
 
 def test_invalid_ids_get_an_error_over_stdio():
-    proc = subprocess.Popen(serve_command(), env=env(), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                            stderr=subprocess.DEVNULL, text=True)
-    try:
-        lines = [json.dumps({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": INIT}),
-                 '{"jsonrpc": "2.0", "method": "notifications/initialized"}', *_bad_lines(),
+    with StdioWire(serve_command(), env=env()) as wire:
+        lines = [json.dumps(initialize_request(0, plain=True)), json.dumps(INITIALIZED), *_bad_lines(),
                  '{"jsonrpc": "2.0", "id": "last", "method": "ping"}']
-        proc.stdin.write("\n".join(lines) + "\n")
-        proc.stdin.flush()
-        answers = []
-        while True:  # every line before the ping's answer; on a silent server only init and ping come back
-            answer = json.loads(proc.stdout.readline())
-            if answer.get("id") == "last":
-                break
-            answers.append(answer)
-    finally:
-        proc.stdin.close()
-        proc.wait(timeout=30)
+        wire.send_raw("\n".join(lines) + "\n")
+        # every line before the ping's answer; on a silent server only init and ping come back
+        answers = wire.through("last")[:-1]
     errors = [a for a in answers if "error" in a]
     assert len(errors) == len(BAD_IDS) * 2
     for error in errors:

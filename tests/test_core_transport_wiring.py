@@ -7,10 +7,10 @@ from __future__ import annotations
 
 import ast
 import json
-import subprocess
 import sys
 from pathlib import Path
 
+from analytics_acp.kit.wire import INITIALIZED, StdioWire, initialize_request
 from core_helpers import env
 
 CORE = Path(__file__).resolve().parents[1] / "core" / "src" / "analytics_acp"
@@ -92,22 +92,10 @@ raise SystemExit(main(["serve", "mini_connector"]))
 def test_the_sdk_transport_in_place_still_answers_invalid_ids():
     """The screen built with its answerer (no ``stdin.answer = ...`` once the transport runs) still answers a
     request with an invalid id on the SDK's stdio path, and the session goes on."""
-    init = {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
-        "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}}
-    lines = [json.dumps(init), '{"jsonrpc": "2.0", "method": "notifications/initialized"}',
+    lines = [json.dumps(initialize_request(0, plain=True)), json.dumps(INITIALIZED),
              '{"jsonrpc": "2.0", "id": 1.5, "method": "tools/list"}', '{"jsonrpc": "2.0", "id": "last", "method": "ping"}']
-    proc = subprocess.Popen([sys.executable, "-c", _IN_PLACE], env=env(), stdin=subprocess.PIPE,
-                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
-    try:
-        proc.stdin.write("\n".join(lines) + "\n")
-        proc.stdin.flush()
-        answers = []
-        while not answers or answers[-1].get("id") != "last":  # stdin stays open until the last answer
-            line = proc.stdout.readline()
-            assert line, f"the server closed stdout after {answers}"
-            answers.append(json.loads(line))
-    finally:
-        proc.stdin.close()
-        proc.wait(timeout=30)
+    with StdioWire([sys.executable, "-c", _IN_PLACE], env=env()) as wire:
+        wire.send_raw("\n".join(lines) + "\n")
+        answers = wire.through("last")  # stdin stays open until the last answer
     assert [a.get("id") for a in answers] == [0, None, "last"]
     assert answers[1]["error"]["code"] == -32600 and answers[2]["result"] == {}
