@@ -4,9 +4,7 @@ at the database, the server's CPU going idle), never a timed assertion."""
 
 from __future__ import annotations
 
-import json
 import sqlite3
-import subprocess
 import sys
 import threading
 import uuid
@@ -14,72 +12,24 @@ from pathlib import Path
 
 import pytest
 import sqlalchemy as sa
+from analytics_acp.kit.wire import StdioWire, tool_call, until
 from dbactivity import pg_extraction_running
 
 FOREVER = "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 1e15) SELECT count(*) AS n FROM c"
 
 
-class Wire:
-    """``analytics-acp serve databases`` spoken to line by line; answers are read by a thread."""
+class Wire(StdioWire):
+    """``analytics-acp serve databases`` spoken to line by line, initialized."""
 
     def __init__(self) -> None:
-        self.proc = subprocess.Popen([sys.executable, "-m", "analytics_acp", "serve", "databases"], stdin=subprocess.PIPE,
-                                     stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
-        self.seen: list[dict] = []
-        self._arrived = threading.Condition()
-        threading.Thread(target=self._read, daemon=True).start()
-        self.send({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
-            "protocolVersion": "2025-11-25", "clientInfo": {"name": "t", "version": "1"},
-            "capabilities": {"experimental": {"acp": {"version": "1.0"}}}}},
-            {"jsonrpc": "2.0", "method": "notifications/initialized"})
-        self.wait_for(lambda m: m.get("id") == 0)
-
-    def _read(self) -> None:
-        for line in self.proc.stdout:
-            with self._arrived:
-                self.seen.append(json.loads(line))
-                self._arrived.notify_all()
-
-    def send(self, *messages: dict) -> None:
-        self.proc.stdin.write("".join(json.dumps(m) + "\n" for m in messages))
-        self.proc.stdin.flush()
+        super().__init__([sys.executable, "-m", "analytics_acp", "serve", "databases"])
+        self.initialize(0)
 
     def call(self, request_id, credentials: dict, sql: str, token=None) -> None:
         meta: dict = {"acp": {"credentials": credentials}}
         if token is not None:
             meta["progressToken"] = token
-        self.send({"jsonrpc": "2.0", "id": request_id, "method": "tools/call", "params": {
-            "name": "execute_sql", "arguments": {"sql": sql}, "_meta": meta}})
-
-    def wait_for(self, match, timeout: float = 120) -> dict:
-        with self._arrived:
-            found = self._arrived.wait_for(lambda: next((m for m in self.seen if match(m)), None), timeout)
-        assert found, "never arrived"
-        return found
-
-    def cancel(self, request_id) -> None:
-        self.send({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": request_id}})
-
-    def cpu_ticks(self) -> int:
-        fields = open(f"/proc/{self.proc.pid}/stat").read().rsplit(")", 1)[1].split()
-        return int(fields[11]) + int(fields[12])
-
-    def close(self) -> None:
-        self.proc.stdin.close()
-        try:
-            self.proc.wait(timeout=30)
-        finally:
-            if self.proc.poll() is None:
-                self.proc.kill()
-
-
-def until(check, what: str, tries: int = 600) -> None:
-    """Bounded poll of an observable condition (generous: CI runs under load)."""
-    for _ in range(tries):
-        if check():
-            return
-        threading.Event().wait(0.1)
-    raise AssertionError(f"never happened: {what}")
+        self.send(tool_call(request_id, "execute_sql", {"sql": sql}, meta))
 
 
 def idle(wire: Wire) -> bool:
@@ -94,7 +44,7 @@ def idle(wire: Wire) -> bool:
 
 def _cancel_and_go_on(wire: Wire, credentials: dict, stopped) -> None:
     wire.cancel(7)
-    until(stopped, "the statement stopped after notifications/cancelled")
+    until(stopped, "the statement stopped after notifications/cancelled", every_s=0.1)
     wire.call(8, credentials, "SELECT 1 AS one")
     answer = wire.wait_for(lambda m: m.get("id") == 8)
     assert answer["result"]["isError"] is False  # the session keeps working
@@ -108,7 +58,7 @@ def test_a_cancelled_sqlite_query_is_interrupted(tmp_path: Path):
     wire = Wire()
     try:
         wire.call(7, credentials, FOREVER)
-        until(lambda: not idle(wire), "the query burning CPU")
+        until(lambda: not idle(wire), "the query burning CPU", every_s=0.1)
         _cancel_and_go_on(wire, credentials, lambda: idle(wire))
     finally:
         wire.close()
@@ -143,7 +93,7 @@ def test_a_cancelled_postgresql_query_is_cancelled_at_the_database(need):
     wire = Wire()
     try:
         wire.call(7, credentials, f"SELECT pg_sleep(3600) AS {marker}")
-        until(lambda: pg_extraction_running(admin, since, marker), "the query running at PostgreSQL", tries=1200)
+        until(lambda: pg_extraction_running(admin, since, marker), "the query running at PostgreSQL", tries=1200, every_s=0.1)
         _cancel_and_go_on(wire, credentials, lambda: not pg_extraction_running(admin, since, marker))
     finally:
         wire.close()
@@ -166,7 +116,7 @@ def test_a_cancelled_mariadb_query_is_killed(need):
     wire = Wire()
     try:
         wire.call(7, credentials, f"SELECT SLEEP(600) AS {marker}")
-        until(running, "the query running at MariaDB", tries=1200)
+        until(running, "the query running at MariaDB", tries=1200, every_s=0.1)
         _cancel_and_go_on(wire, credentials, lambda: not running())
     finally:
         wire.close()

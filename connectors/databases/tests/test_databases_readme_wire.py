@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import json
 import re
-import subprocess
 import sys
 from pathlib import Path
 
+from analytics_acp.kit.wire import INITIALIZED, StdioWire
 from analytics_acp_databases.example_db import create_example_db
 
 README = Path(__file__).resolve().parents[3] / "README.md"
@@ -20,19 +20,11 @@ def _pair() -> list[dict]:
 
 
 def _exchange(messages: list[dict]) -> list[dict]:
-    proc = subprocess.Popen([sys.executable, "-m", "analytics_acp", "serve", "databases"], stdin=subprocess.PIPE,
-                            stdout=subprocess.PIPE, text=True)
-    try:
-        proc.stdin.write(json.dumps(messages[0]) + "\n")
-        proc.stdin.flush()
-        answers = [json.loads(proc.stdout.readline())]
-        proc.stdin.write(json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}) + "\n")
-        proc.stdin.write(json.dumps(messages[1]) + "\n")
-        proc.stdin.flush()
-        answers.append(json.loads(proc.stdout.readline()))
-    finally:
-        proc.stdin.close()
-        proc.wait(timeout=60)
+    with StdioWire([sys.executable, "-m", "analytics_acp", "serve", "databases"], stderr=None, bound_s=60) as wire:
+        wire.send(messages[0])
+        answers = [wire.next()]
+        wire.send(INITIALIZED, messages[1])
+        answers.append(wire.next())
     return answers
 
 

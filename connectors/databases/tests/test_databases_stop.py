@@ -4,52 +4,34 @@ signals; every wait is bounded and on an observable event (the query seen runnin
 
 from __future__ import annotations
 
-import json
 import signal
-import subprocess
 import sys
 import threading
 import uuid
 
 import pytest
 import sqlalchemy as sa
+from analytics_acp.kit.wire import StdioWire, tool_call, until
 from dbactivity import pg_extraction_running
 
 pytestmark = pytest.mark.services
 
 
-def _serve():
-    return subprocess.Popen([sys.executable, "-m", "analytics_acp", "serve", "databases"], stdin=subprocess.PIPE,
-                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+def _serve() -> StdioWire:
+    return StdioWire([sys.executable, "-m", "analytics_acp", "serve", "databases"])
 
 
-def _start_call(proc, credentials: dict, sql: str, config: dict | None = None) -> None:
-    init = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-        "protocolVersion": "2025-11-25", "clientInfo": {"name": "t", "version": "1"},
-        "capabilities": {"experimental": {"acp": {"version": "1.0"}}}}}
-    proc.stdin.write(json.dumps(init) + "\n")
-    proc.stdin.flush()
-    assert json.loads(proc.stdout.readline())["id"] == 1
-    proc.stdin.write(json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}) + "\n")
-    call = {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
-        "name": "execute_sql", "arguments": {"sql": sql, "resource_id": "test"}, "_meta": {"acp": {"credentials": credentials, **({"config": config} if config else {})}}}}
-    proc.stdin.write(json.dumps(call) + "\n")
-    proc.stdin.flush()
-
-
-def _until(check, what: str, tries: int = 2400) -> None:
-    """Bounded wait for an observable condition (not a timed assertion; generous, CI runs under load)."""
-    for _ in range(tries):
-        if check():
-            return
-        threading.Event().wait(0.05)
-    raise AssertionError(f"never happened: {what}")
+def _start_call(wire: StdioWire, credentials: dict, sql: str, config: dict | None = None) -> None:
+    wire.initialize()
+    acp = {"credentials": credentials, **({"config": config} if config else {})}
+    wire.send(tool_call(2, "execute_sql", {"sql": sql, "resource_id": "test"}, {"acp": acp}))
 
 
 def _stop_while_running(signum, credentials, sql, running) -> None:
-    proc = _serve()
+    wire = _serve()
+    proc = wire.proc
     try:
-        _start_call(proc, credentials, sql)
+        _start_call(wire, credentials, sql)
         answers: list[str] = []  # an answer before the query is seen running means it failed: show it
         threading.Thread(target=lambda: answers.extend(proc.stdout), daemon=True).start()
 
@@ -57,14 +39,12 @@ def _stop_while_running(signum, credentials, sql, running) -> None:
             assert not answers, f"the call answered before its query was seen running: {answers[0][:500]}"
             return running()
 
-        _until(seen_running, "the query running at the database")
+        until(seen_running, "the query running at the database", tries=2400)
         proc.send_signal(signum)
         assert proc.wait(timeout=30) == 128 + signum
-        _until(lambda: not running(), "the query cancelled at the database", tries=600)
+        until(lambda: not running(), "the query cancelled at the database", tries=600)
     finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
+        wire.kill()
 
 
 @pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
@@ -94,19 +74,18 @@ def test_postgresql_query_ends_when_the_server_is_killed(need):
     with admin.connect() as conn:
         since = conn.exec_driver_sql("SELECT now()").scalar()
     creds = {"type": "server", "dialect": "postgresql", "host": "127.0.0.1", "user": "postgres", "database": "test"}
-    proc = _serve()
+    wire = _serve()
+    proc = wire.proc
     try:
         # An hour's statement timeout: only the server noticing its client gone can end the query in the wait below.
-        _start_call(proc, creds, f"SELECT pg_sleep(3600) AS {marker}",
+        _start_call(wire, creds, f"SELECT pg_sleep(3600) AS {marker}",
                     {"statement_timeout_s": 3600})
-        _until(lambda: pg_extraction_running(admin, since, marker, fetch_only=True), "the long FETCH running")
+        until(lambda: pg_extraction_running(admin, since, marker, fetch_only=True), "the long FETCH running", tries=2400)
         proc.kill()
         proc.wait(timeout=30)
-        _until(lambda: not pg_extraction_running(admin, since, marker), "the query ended at the database", tries=200)
+        until(lambda: not pg_extraction_running(admin, since, marker), "the query ended at the database", tries=200)
     finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
+        wire.kill()
         admin.dispose()
 
 

@@ -11,24 +11,15 @@ import signal
 import sqlite3
 import subprocess
 import sys
-import threading
 
 import pytest
+from analytics_acp.kit.wire import until
 
 # Hours of work for either engine: only the stop can end them within the test's bounds.
 LONG = {
     "sqlite": "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 10000000000) SELECT count(*) AS n FROM c",
     "duckdb": "SELECT count(*) AS n FROM range(1000000000000) AS t(x) WHERE hash(x) % 7 = 3",
 }
-
-
-def _until(check, what: str, tries: int = 600) -> None:
-    """Bounded wait for an observable condition (not a timed assertion)."""
-    for _ in range(tries):
-        if check():
-            return
-        threading.Event().wait(0.05)
-    raise AssertionError(f"never happened: {what}")
 
 
 def _database(kind: str, tmp_path) -> str:
@@ -72,7 +63,7 @@ def test_embedded_query_interrupted_on_stop(tmp_path, kind, signum):
                                 env={**os.environ, "ANALYTICS_ACP_LOG_LEVEL": "DEBUG"})
     try:
         _start_call(proc, {"type": kind, "path": _database(kind, tmp_path)}, LONG[kind])
-        _until(lambda: "running the model's SQL" in log.read_text(), "the query running")
+        until(lambda: "running the model's SQL" in log.read_text(), "the query running")
         proc.send_signal(signum)
         assert proc.wait(timeout=30) == 128 + signum
         assert "cancelled 1 query in flight" in log.read_text()  # interrupt() reached the running query

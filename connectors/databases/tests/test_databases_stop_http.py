@@ -18,6 +18,7 @@ import uuid
 import httpx
 import pytest
 import sqlalchemy as sa
+from analytics_acp.kit.wire import until
 
 HEADERS = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
 LONG_SQLITE = ("WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 10000000000) "
@@ -28,15 +29,6 @@ def _free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
-
-
-def _until(check, what: str, tries: int = 600) -> None:
-    """Bounded wait for an observable condition (not a timed assertion)."""
-    for _ in range(tries):
-        if check():
-            return
-        threading.Event().wait(0.05)
-    raise AssertionError(f"never happened: {what}")
 
 
 def _listening(port: int) -> bool:
@@ -57,7 +49,7 @@ class HttpServe:
             [sys.executable, "-m", "analytics_acp", "serve", "databases", "--http", "--port", str(self.port)],
             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=self.log.open("w"),
             env={**os.environ, "ANALYTICS_ACP_LOG_LEVEL": "DEBUG"})
-        _until(lambda: self.proc.poll() is not None or _listening(self.port), "the HTTP port listening")
+        until(lambda: self.proc.poll() is not None or _listening(self.port), "the HTTP port listening")
         assert self.proc.poll() is None, self.log.read_text()
         self.url = f"http://127.0.0.1:{self.port}/mcp"
         self.client = httpx.Client(timeout=httpx.Timeout(10, read=None))
@@ -138,9 +130,9 @@ def test_http_postgresql_query_cancelled_on_stop(need, served, signum):
     creds = {"type": "server", "dialect": "postgresql", "host": "127.0.0.1", "user": "postgres", "database": "test"}
     try:
         served.start_call(creds, f"SELECT pg_sleep(3600) AS {marker}", "test")
-        _until(running, "the query running at the database")
+        until(running, "the query running at the database")
         assert served.stop(signum) == 128 + signum
-        _until(lambda: not still_active(), "the query cancelled at the database")
+        until(lambda: not still_active(), "the query cancelled at the database")
     finally:
         if seen:  # a failed run must not leave its query running on the shared server
             with admin.connect() as conn:
@@ -154,6 +146,6 @@ def test_http_sqlite_query_stops_promptly(served, tmp_path):
     with sqlite3.connect(db) as conn:
         conn.execute("CREATE TABLE t (x INTEGER)")
     served.start_call({"type": "sqlite", "path": str(db)}, LONG_SQLITE.format(marker="acp_stop"))
-    _until(lambda: "running the model's SQL" in served.log.read_text(), "the query running")
+    until(lambda: "running the model's SQL" in served.log.read_text(), "the query running")
     assert served.stop(signal.SIGINT) == 128 + signal.SIGINT
     assert "cancelled 1 query in flight" in served.log.read_text()
