@@ -19,10 +19,10 @@ FOREVER = "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE 
 
 
 class Wire(StdioWire):
-    """``analytics-acp serve databases`` spoken to line by line, initialized."""
+    """``analytics-acp serve databases`` spoken to line by line, initialized; answers are read by a thread."""
 
     def __init__(self) -> None:
-        super().__init__([sys.executable, "-m", "analytics_acp", "serve", "databases"])
+        super().__init__([sys.executable, "-m", "analytics_acp", "serve", "databases"], read_ahead=True)
         self.initialize(0)
 
     def call(self, request_id, credentials: dict, sql: str, token=None) -> None:

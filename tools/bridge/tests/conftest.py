@@ -6,7 +6,6 @@ import json
 import os
 import shutil
 import sys
-import threading
 from contextlib import asynccontextmanager
 from pathlib import Path
 
@@ -146,16 +145,9 @@ def shared_bridge():
     return SimpleNamespace(open=held_bridge, fixture_root=copy_fixture_acp)
 
 
-def _until(check, what: str, tries: int = 2400) -> None:
-    """Bounded wait for an observable condition (not a timed assertion; generous, CI runs under load)."""
-    for _ in range(tries):
-        if check():
-            return
-        threading.Event().wait(0.05)
-    raise AssertionError(f"never happened: {what}")
-
-
 @pytest.fixture
 def until():
-    """``until(check, what, tries=2400)``: poll ``check`` every 50 ms; fail naming ``what`` if it never holds."""
-    return _until
+    """``until(check, what, tries=2400)``: the kit's bounded poll (every 50 ms), generous here: CI runs under load."""
+    from analytics_acp.kit.wire import until as poll
+
+    return lambda check, what, tries=2400: poll(check, what, tries=tries)

@@ -9,53 +9,29 @@ from __future__ import annotations
 import json
 import os
 import sqlite3
-import subprocess
 import sys
 import threading
 from types import SimpleNamespace
 
 import psutil
 import pytest
+from analytics_acp.kit.wire import StdioWire
 
 LONG = "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 1e15) SELECT count(*) AS n FROM c"
 
 
-class RawBridge:
+class RawBridge(StdioWire):
+    """The bridge over raw stdio, initialized as a plain MCP client; answers are read by a thread."""
+
     def __init__(self, project, log, env: dict | None = None) -> None:
         env = {**os.environ, "ANALYTICS_ACP_LOG_LEVEL": "DEBUG", **(env or {})}
-        self.proc = subprocess.Popen([sys.executable, "-m", "analytics_acp_bridge", "--project", str(project)], cwd=project,
-                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=log.open("w"), text=True, env=env)
-        self.seen: list[dict] = []
-        self._arrived = threading.Condition()
-        threading.Thread(target=self._read, daemon=True).start()
-        self.send({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
-            "protocolVersion": "2025-11-25", "clientInfo": {"name": "t", "version": "1"}, "capabilities": {}}},
-            {"jsonrpc": "2.0", "method": "notifications/initialized"})
-        self.wait_for(lambda m: m.get("id") == 0)
+        super().__init__([sys.executable, "-m", "analytics_acp_bridge", "--project", str(project)], cwd=str(project),
+                         stderr=log.open("w"), env=env, bound_s=180, read_ahead=True)
+        self.initialize(0, plain=True)
 
-    def _read(self) -> None:
-        for line in self.proc.stdout:
-            with self._arrived:
-                self.seen.append(json.loads(line))
-                self._arrived.notify_all()
-
-    def send(self, *messages: dict) -> None:
-        self.proc.stdin.write("".join(json.dumps(m) + "\n" for m in messages))
-        self.proc.stdin.flush()
-
-    def wait_for(self, match, timeout: float = 180) -> dict:
-        with self._arrived:
-            found = self._arrived.wait_for(lambda: next((m for m in self.seen if match(m)), None), timeout)
-        assert found, "never arrived"
-        return found
-
-    def close(self) -> None:
-        self.proc.stdin.close()
-        try:
-            self.proc.wait(timeout=60)
-        finally:
-            if self.proc.poll() is None:
-                self.proc.kill()
+    def close(self, bound_s: float = 60) -> int | None:
+        """End the bridge (it stops its ACP servers first: a longer bound than a server's)."""
+        return super().close(bound_s)
 
 
 def _project(tmp_path, write_sources, rows: int = 0):

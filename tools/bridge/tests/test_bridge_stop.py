@@ -4,14 +4,13 @@ A real bridge process and real signals; every wait is bounded and on an observab
 
 from __future__ import annotations
 
-import json
 import signal
-import subprocess
 import sys
 import threading
 import uuid
 
 import pytest
+from analytics_acp.kit.wire import StdioWire, tool_call
 
 sa = pytest.importorskip("sqlalchemy")
 pytestmark = pytest.mark.services
@@ -44,19 +43,12 @@ def test_bridge_stops_mid_extraction(tmp_path, write_sources, until, signum):
                 {"t": since, "q": f"%{marker}%"}).scalar())
 
     log = tmp_path / "bridge.log"
-    proc = subprocess.Popen([sys.executable, "-m", "analytics_acp_bridge", "--project", str(project)], cwd=project,
-                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=log.open("w"), text=True)
+    wire = StdioWire([sys.executable, "-m", "analytics_acp_bridge", "--project", str(project)], cwd=str(project),
+                     stderr=log.open("w"))
+    proc = wire.proc
     try:
-        init = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-            "protocolVersion": "2025-11-25", "clientInfo": {"name": "t", "version": "1"}, "capabilities": {}}}
-        proc.stdin.write(json.dumps(init) + "\n")
-        proc.stdin.flush()
-        assert json.loads(proc.stdout.readline())["id"] == 1
-        proc.stdin.write(json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}) + "\n")
-        sql = f"SELECT pg_sleep(3600) AS {marker}"
-        proc.stdin.write(json.dumps({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
-                                     "params": {"name": "pg__execute_sql", "arguments": {"sql": sql}}}) + "\n")
-        proc.stdin.flush()
+        wire.initialize(plain=True)
+        wire.send(tool_call(2, "pg__execute_sql", {"sql": f"SELECT pg_sleep(3600) AS {marker}"}))
         answers: list[str] = []  # an answer before the query is seen running means it failed: show it
         threading.Thread(target=lambda: answers.extend(proc.stdout), daemon=True).start()
 
@@ -73,7 +65,5 @@ def test_bridge_stops_mid_extraction(tmp_path, write_sources, until, signum):
         left = sorted(p.name for p in data.iterdir()) if data.exists() else []
         assert not [name for name in left if name.endswith((".csv", ".tmp", ".meta.json"))], left
     finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
+        wire.kill()
         admin.dispose()

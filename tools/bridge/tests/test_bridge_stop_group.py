@@ -7,24 +7,18 @@ event (the connector's DEBUG line when the model's SQL starts, the exit)."""
 
 from __future__ import annotations
 
-import json
 import os
 import signal
 import sqlite3
-import subprocess
 import sys
 import threading
 
 import psutil
+from analytics_acp.kit.wire import StdioWire, tool_call
 
 # Hours of work for SQLite: only the stop can end it within the test's bounds.
 LONG = "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 10000000000) SELECT count(*) AS n FROM c"
 
-
-
-def _send(proc, message: dict) -> None:
-    proc.stdin.write(json.dumps(message) + "\n")
-    proc.stdin.flush()
 
 
 def test_ctrl_c_to_the_bridges_process_group_mid_sqlite_extraction(tmp_path, write_sources, until):
@@ -38,16 +32,13 @@ def test_ctrl_c_to_the_bridges_process_group_mid_sqlite_extraction(tmp_path, wri
     temp.mkdir()
     log = tmp_path / "bridge.log"
     env = {**os.environ, "TMPDIR": str(temp), "ANALYTICS_ACP_LOG_LEVEL": "DEBUG"}
-    proc = subprocess.Popen([sys.executable, "-m", "analytics_acp_bridge", "--project", str(project)], cwd=project,
-                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=log.open("w"), text=True, env=env,
-                            start_new_session=True)  # its own process group, as a shell gives a foreground job
+    wire = StdioWire([sys.executable, "-m", "analytics_acp_bridge", "--project", str(project)], cwd=str(project),
+                     stderr=log.open("w"), env=env,
+                     start_new_session=True)  # its own process group, as a shell gives a foreground job
+    proc = wire.proc
     try:
-        _send(proc, {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-            "protocolVersion": "2025-11-25", "clientInfo": {"name": "t", "version": "1"}, "capabilities": {}}})
-        assert json.loads(proc.stdout.readline())["id"] == 1
-        _send(proc, {"jsonrpc": "2.0", "method": "notifications/initialized"})
-        _send(proc, {"jsonrpc": "2.0", "id": 2, "method": "tools/call",
-                     "params": {"name": "shop__execute_sql", "arguments": {"sql": LONG}}})
+        wire.initialize(plain=True)
+        wire.send(tool_call(2, "shop__execute_sql", {"sql": LONG}))
         answers: list[str] = []  # an answer before the query is seen running means it failed: show it
         threading.Thread(target=lambda: answers.extend(proc.stdout), daemon=True).start()
 

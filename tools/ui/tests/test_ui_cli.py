@@ -13,6 +13,7 @@ from pathlib import Path
 
 import httpx
 import pytest
+from analytics_acp.kit.wire import Lines
 from uiharness import module_env
 
 URL_LINE = re.compile(r"^http://127\.0\.0\.1:(\d+)/\?token=[A-Za-z0-9_-]{20,}$")
@@ -42,7 +43,7 @@ def test_url_line_first_run_and_ctrl_c_ends_it_within_a_second(tmp_path, env):
     proc = subprocess.Popen([sys.executable, "-m", "analytics_acp", "ui", "--no-browser", "--project", str(project)],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=str(tmp_path))
     try:
-        line = proc.stdout.readline().strip()
+        line = Lines(proc.stdout).next().decode().strip()  # bounded: a page that never starts fails here
         found = URL_LINE.match(line)
         assert found, line
         with httpx.Client(timeout=120, follow_redirects=True) as client:

@@ -44,6 +44,9 @@ resource_id=None, tmp_dir=None, **fields) -> CallContext``: a ready context for 
     tool's ``run(MyArguments.parse({...}), ctx)`` directly (``parse``: the tool's argument model, exactly as the
     core parses); ``tables`` (dict ref -> ``HostTable``, or a ``FakeHost``) answers ``ctx.read_table`` and records
     ``ctx.table_reader.requests``.
+``analytics_acp.kit.wire``: for tests of the wire itself (invalid ids, size limits, signals, cancellation,
+    backpressure), a raw JSON-RPC stdio client whose every read is bounded (``StdioWire``), ``initialize_request``
+    and ``tool_call`` messages, ``until(check, what)`` (a bounded poll) and ``cpu_settled(pid)``.
 """
 
 from .checklist import arun_checklist, run_checklist

@@ -80,20 +80,45 @@ class Lines:
 
 
 class StdioWire:
-    """A stdio server spoken to in JSON-RPC lines. ``seen`` holds every message read so far, in order."""
+    """A stdio server spoken to in JSON-RPC lines. ``seen`` holds every message read so far, in order.
+
+    By default nothing reads the server's stdout until the test asks (``next``, ``answer``...): a test of
+    backpressure decides when its client reads. ``read_ahead=True`` reads every line as it comes in a thread
+    of its own instead, for a test that waits on something else (a log line, the database) while the
+    server writes (progress notifications that must not fill the pipe).
+    """
 
     def __init__(self, command: Sequence[str], *, env: Mapping[str, str] | None = None, cwd: str | None = None,
-                 stderr: Any = subprocess.DEVNULL, bound_s: float = READ_BOUND_S):
+                 stderr: Any = subprocess.DEVNULL, bound_s: float = READ_BOUND_S, read_ahead: bool = False,
+                 **popen: Any):
+        """Start ``command``; ``popen`` goes to ``subprocess.Popen`` as is (e.g. ``start_new_session=True``)."""
         self.proc = subprocess.Popen(list(command), env=dict(env) if env is not None else None, cwd=cwd,
-                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=stderr)
+                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=stderr, **popen)
+        self.bound_s = bound_s
         self.lines = Lines(self.proc.stdout, bound_s)  # type: ignore[arg-type]
         self.seen: list[dict[str, Any]] = []
+        self._taken = 0  # messages of ``seen`` that next() returned
+        self._arrived: threading.Condition | None = None
+        self._ended = False
+        if read_ahead:
+            self._arrived = threading.Condition()
+            threading.Thread(target=self._read_ahead, name="stdio-wire-reader", daemon=True).start()
 
     def __enter__(self) -> StdioWire:
         return self
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+    def _read_ahead(self) -> None:
+        assert self._arrived is not None and self.proc.stdout is not None
+        for line in self.proc.stdout:  # ends with the pipe; a daemon thread, so it never holds the test up
+            with self._arrived:
+                self.seen.append(orjson.loads(line))
+                self._arrived.notify_all()
+        with self._arrived:
+            self._ended = True
+            self._arrived.notify_all()
 
     def initialize(self, request_id: Any = 1, **options: Any) -> dict[str, Any]:
         """Send initialize (``options`` as ``initialize_request``'s), read its answer, send initialized."""
@@ -114,13 +139,21 @@ class StdioWire:
 
     def next(self, bound_s: float | None = None) -> dict[str, Any]:
         """The next message the server writes (bounded)."""
-        message = orjson.loads(self.lines.next(bound_s))
-        self.seen.append(message)
-        return message
+        bound = self.bound_s if bound_s is None else bound_s
+        if self._arrived is None:
+            self.seen.append(orjson.loads(self.lines.next(bound)))
+        else:
+            with self._arrived:
+                if not self._arrived.wait_for(lambda: len(self.seen) > self._taken or self._ended, bound):
+                    raise AssertionError(f"no message within {bound:.0f} s")
+                if len(self.seen) <= self._taken:
+                    raise AssertionError("the server closed stdout")
+        self._taken += 1
+        return self.seen[self._taken - 1]
 
     def wait_for(self, match: Callable[[dict[str, Any]], bool]) -> dict[str, Any]:
         """The first message, already seen or next, that ``match`` accepts (each read bounded)."""
-        for message in self.seen:
+        for message in self.seen[: self._taken]:
             if match(message):
                 return message
         while True:
@@ -133,12 +166,12 @@ class StdioWire:
         return self.wait_for(lambda m: m.get("id") == request_id and "method" not in m)
 
     def through(self, request_id: Any) -> list[dict[str, Any]]:
-        """The messages read from here up to and including the answer to ``request_id`` (not read before)."""
-        start = len(self.seen)
+        """The messages from here up to and including the answer to ``request_id`` (none taken before)."""
+        start = self._taken
         while True:
             message = self.next()
             if message.get("id") == request_id and "method" not in message:
-                return self.seen[start:]
+                return self.seen[start: self._taken]
 
     def next_notification(self, method: str) -> dict[str, Any]:
         """The next notification named ``method`` not read before."""
