@@ -18,7 +18,7 @@ import uuid
 import httpx
 import pytest
 import sqlalchemy as sa
-from analytics_acp.kit.wire import until
+from analytics_acp.kit.wire import INITIALIZED, initialize_request, tool_call, until
 
 HEADERS = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
 LONG_SQLITE = ("WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 10000000000) "
@@ -56,17 +56,13 @@ class HttpServe:
 
     def start_call(self, credentials: dict, sql: str, resource_id: str | None = None) -> None:
         """Handshake, then the execute_sql call in a thread (its answer never comes: the server is stopped)."""
-        init = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-            "protocolVersion": "2025-11-25", "clientInfo": {"name": "t", "version": "1"},
-            "capabilities": {"experimental": {"acp": {"version": "1.0"}}}}}
-        answer = self.client.post(self.url, headers=HEADERS, content=json.dumps(init))
+        answer = self.client.post(self.url, headers=HEADERS, content=json.dumps(initialize_request(1)))
         assert answer.status_code == 200, answer.text
         headers = {**HEADERS, "mcp-session-id": answer.headers["mcp-session-id"], "mcp-protocol-version": "2025-11-25"}
-        self.client.post(self.url, headers=headers, content=json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}))
+        self.client.post(self.url, headers=headers, content=json.dumps(INITIALIZED))
         arguments = {"sql": sql, **({"resource_id": resource_id} if resource_id else {})}
-        call = {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "execute_sql", "arguments": arguments,
-                "_meta": {"acp": {"credentials": credentials, "config": {"statement_timeout_s": 3600},
-                                  "autocontext_delivered": True}}}}
+        call = tool_call(2, "execute_sql", arguments, {"acp": {"credentials": credentials, "config": {"statement_timeout_s": 3600},
+                                                               "autocontext_delivered": True}})
 
         def post() -> None:
             try:
