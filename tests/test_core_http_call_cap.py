@@ -11,13 +11,12 @@ from contextlib import ExitStack
 
 import httpx
 import pytest
+from analytics_acp.kit.wire import initialize_request
 from core_helpers import http_mini
 
 CAP = 2
 HEADERS = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
-INIT = {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
-    "protocolVersion": "2025-11-25", "clientInfo": {"name": "t", "version": "1"},
-    "capabilities": {"experimental": {"acp": {"version": "1.0", "stores_system_data": True, "host_tables": True}}}}}
+INIT = initialize_request(0, acp={"stores_system_data": True, "host_tables": True})
 
 
 @pytest.fixture(scope="module")

@@ -11,7 +11,7 @@ from analytics_acp.kit.wire import INITIALIZED, StdioWire, initialize_request
 from core_helpers import CREDS, env, http_mini, mini_client, serve_command
 
 BAD_IDS = ['{"a": 1}', "[1]", "true", "false", "1.5", "2.0", "1e999999", "NaN", "-Infinity", "null"]
-INIT = {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}
+INIT = initialize_request(plain=True)["params"]
 
 
 def _bad_lines():

@@ -246,14 +246,11 @@ async def test_a_burst_of_calls_over_http_with_slow_readers_loses_no_table():
     from core_helpers import http_mini
 
     headers = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
-    init = {"protocolVersion": "2025-11-25", "clientInfo": {"name": "t", "version": "1"},
-            "capabilities": {"experimental": {"acp": {"version": "1.0", "stores_system_data": True}}}}
     with http_mini() as url:
         async with httpx.AsyncClient(timeout=120, limits=httpx.Limits(max_connections=200)) as http:
-            answer = await http.post(url, json={"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": init},
-                                     headers=headers)
+            answer = await http.post(url, json=initialize_request(0, acp={"stores_system_data": True}), headers=headers)
             session = {**headers, "Mcp-Session-Id": answer.headers["mcp-session-id"], "Mcp-Protocol-Version": "2025-11-25"}
-            await http.post(url, json={"jsonrpc": "2.0", "method": "notifications/initialized"}, headers=session)
+            await http.post(url, json=INITIALIZED, headers=session)
             sent = anyio.Event()
             started = 0
             tables: dict[int, object] = {}
