@@ -13,3 +13,11 @@ def pg_extraction_running(admin, since, marker: str, fetch_only: bool = False) -
             "SELECT count(*) FROM pg_stat_activity WHERE application_name = 'analytics-acp-databases' "
             "AND backend_start >= %(t)s AND state = 'active' AND (query LIKE 'FETCH%%' OR query LIKE %(q)s)",
             {"t": since, "q": "FETCH%" if fetch_only else f"%{marker}%"}).scalar())
+
+
+def mariadb_query_running(admin, marker: str) -> bool:
+    """Whether a statement naming ``marker`` is running at MariaDB/MySQL (another connection's, in the processlist)."""
+    with admin.connect() as conn:
+        return bool(conn.exec_driver_sql(
+            "SELECT count(*) FROM information_schema.processlist WHERE info LIKE %s AND command = 'Query' "
+            "AND id <> CONNECTION_ID()", (f"%{marker}%",)).scalar())

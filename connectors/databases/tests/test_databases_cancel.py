@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 import sqlalchemy as sa
 from analytics_acp.kit.wire import StdioWire, tool_call, until
-from dbactivity import pg_extraction_running
+from dbactivity import mariadb_query_running, pg_extraction_running
 
 FOREVER = "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 1e15) SELECT count(*) AS n FROM c"
 
@@ -107,10 +107,7 @@ def test_a_cancelled_mariadb_query_is_killed(need):
     admin = sa.create_engine("mysql+pymysql://root@127.0.0.1:3306/test")
 
     def running() -> bool:
-        with admin.connect() as conn:
-            return bool(conn.exec_driver_sql(
-                "SELECT count(*) FROM information_schema.processlist WHERE info LIKE %s AND command = 'Query' "
-                "AND id <> CONNECTION_ID()", (f"%{marker}%",)).scalar())
+        return mariadb_query_running(admin, marker)
 
     credentials = {"type": "server", "dialect": "mariadb", "host": "127.0.0.1", "user": "root", "database": "test"}
     wire = Wire()

@@ -12,7 +12,7 @@ import uuid
 import pytest
 import sqlalchemy as sa
 from analytics_acp.kit.wire import StdioWire, tool_call, until
-from dbactivity import pg_extraction_running
+from dbactivity import mariadb_query_running, pg_extraction_running
 
 pytestmark = pytest.mark.services
 
@@ -95,10 +95,7 @@ def test_mariadb_query_killed_on_stop(need):
     admin = sa.create_engine("mysql+pymysql://root@127.0.0.1:3306/test")
 
     def running() -> bool:
-        with admin.connect() as conn:
-            return bool(conn.exec_driver_sql(
-                "SELECT count(*) FROM information_schema.processlist WHERE info LIKE %s AND command = 'Query' "
-                "AND id <> CONNECTION_ID()", (f"%{marker}%",)).scalar())
+        return mariadb_query_running(admin, marker)
 
     creds = {"type": "server", "dialect": "mariadb", "host": "127.0.0.1", "user": "root", "database": "test"}
     try:
