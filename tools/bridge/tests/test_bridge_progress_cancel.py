@@ -117,9 +117,8 @@ class Since:
         self._offset = self._log.stat().st_size
 
     def seen(self) -> list[dict]:
-        """The bridge's messages since this test began."""
-        with self.bridge._arrived:
-            return list(self.bridge.seen[self._first:])
+        """The bridge's messages since this test began (a copy: the reader thread appends to ``seen``)."""
+        return list(self.bridge.seen[self._first:])
 
     def log(self) -> str:
         """The bridge's log since this test began."""
