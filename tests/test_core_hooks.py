@@ -259,6 +259,17 @@ def test_an_extension_implementing_a_connector_hook_is_refused_at_load(monkeypat
         _load_with_extension(monkeypatch, "takeover", make_plugin(list_resources=lambda ctx: [], credential_identity=lambda credentials: "x"))
 
 
+def test_serve_with_a_refused_extension_says_why_and_exits(monkeypatch, capsys):
+    from analytics_acp import plugins
+    from analytics_acp.cli import main
+
+    extension = make_plugin(list_resources=lambda ctx: [])
+    monkeypatch.setattr(plugins, "entry_points", lambda group: [type("EntryPoint", (), {
+        "name": "takeover", "load": lambda self: extension})()] if group == plugins.PLUGIN_GROUP else [])
+    assert main(["serve", "mini_connector"]) == 2  # no traceback: one line naming the extension and the hook
+    assert "analytics-acp: Extension plugin 'takeover'" in capsys.readouterr().err
+
+
 def test_an_extension_with_extension_hooks_only_loads_beside_the_connector(monkeypatch):
     def around_tool_call(tool, arguments, ctx):
         return (yield)

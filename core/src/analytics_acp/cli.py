@@ -61,14 +61,14 @@ def _transport_args(parser: argparse.ArgumentParser) -> None:
 def _serve(target: str | ModuleType, http: bool, host: str, port: int | None) -> int:
     from .call_cap import CapSettingError, settings_from_env
     from .http_app import InsecureBind, PortInUse
-    from .plugins import ConnectorNotFound, load_connector
+    from .plugins import ConnectorNotFound, ExtensionRefused, load_connector
     from .runtime import build_server, configure_logging
 
     configure_logging()
     try:
         cap = settings_from_env()
         acp = build_server(load_connector(target))
-    except (ConnectorNotFound, CapSettingError) as exc:
+    except (ConnectorNotFound, CapSettingError, ExtensionRefused) as exc:
         print(f"analytics-acp: {exc}", file=sys.stderr)
         return 2
     if http:
