@@ -1,4 +1,4 @@
-"""The README's raw initialize + tools/call pair (issue 15.6) works as printed against
+"""The core README's raw initialize + tools/call pair (issue 15.6) works as printed against
 `analytics-acp serve databases`, and the same call without the capability gets the explanation."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from pathlib import Path
 from analytics_acp.kit.wire import INITIALIZED, StdioWire
 from analytics_acp_databases.example_db import create_example_db
 
-README = Path(__file__).resolve().parents[3] / "README.md"
+README = Path(__file__).resolve().parents[3] / "core" / "README.md"  # the protocol internals moved there (issue 34.5)
 
 
 def _pair() -> list[dict]:
