@@ -7,12 +7,9 @@ from __future__ import annotations
 import logging
 import threading
 import weakref
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from analytics_acp.state import ConnectorSlot, KeyedCache
-
-if TYPE_CHECKING:  # typing only: engines.py imports this module
-    from .engines import Session
 
 log = logging.getLogger(__name__)
 
@@ -22,6 +19,13 @@ MAX_ENGINES = 64
 COLUMN_CACHE_S = 300  # reflected columns of a table, reused by type inference
 COLUMN_CACHE_SIZE = 4096
 INFERRED_MEMO_SIZE = 512  # inferred projection types, per (query shape, dialect, count, schema)
+
+
+class Session(Protocol):
+    """What the state needs of a session (engines.Session, which imports this module: a Protocol here, not an
+    import back, keeps the two out of an import circle): cancel its statement in flight, True if there was one."""
+
+    def cancel(self) -> bool: ...
 
 
 def _dispose(engine: Any) -> None:
