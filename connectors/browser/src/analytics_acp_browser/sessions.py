@@ -38,6 +38,7 @@ from .urls import HostPolicy
 log = logging.getLogger(__name__)
 
 T = TypeVar("T")
+LOOP_START_S = 10.0  # starting a thread and its loop; seconds on the busiest machine, never minutes
 
 # Flags measured on this machine (DESIGN.md): Debian's chromium runs headless with these.
 CHROMIUM_FLAGS = [
@@ -71,7 +72,10 @@ class BrowserThread:
                     loop.run_forever()
 
                 threading.Thread(target=main, name="analytics-acp-browser", daemon=True).start()
-                ready.wait()
+                if not ready.wait(LOOP_START_S):  # every wait is bounded: a thread that never runs is an answer
+                    loop.call_soon_threadsafe(loop.stop)
+                    raise UpstreamError(f"The browser's event loop did not start within {LOOP_START_S:g} s: the "
+                                        "server is overloaded or out of threads. Try again later.")
                 self._loop = loop
             return self._loop
 
