@@ -8,11 +8,13 @@ from __future__ import annotations
 
 import csv
 import json
+import math
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
+from playwright.sync_api import expect
 from uiharness import environ, module_env, serve_page, shot
 
 pytestmark = pytest.mark.browser
@@ -140,6 +142,37 @@ def test_datasets_list_download_image_and_delete(tab, world):
     tab.get_by_role("button", name="Delete this dataset").click()
     tab.get_by_text("Deleted dataset «visits»").wait_for()
     assert not (world["project"] / "acp-data" / "visits.csv").exists()
+
+
+def _write_dataset(project: Path, name: str, rows: int) -> None:
+    with (project / "acp-data" / f"{name}.csv").open("w", newline="") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(["day", "channel", "visits"])
+        writer.writerows([f"2026-02-{1 + i % 28:02d}", ("web", "app")[i % 2], i] for i in range(rows))
+
+
+def _content_height(view) -> int:
+    """The height of the view's content (its body: the document's root has no margin or padding of its own)."""
+    return math.ceil(view.locator("body").evaluate("b => b.getBoundingClientRect().height"))
+
+
+def test_the_dataset_views_frame_takes_the_views_height(tab, world):
+    # MCP Apps ui/notifications/size-changed: the host sizes the iframe to the view's content, both ways. It was left
+    # at its first height or more: blank space under the table, and the pager moving while the frame kept growing.
+    _write_dataset(world["project"], "sized", 300)
+    tab.goto(f"{world['page'].base}/datasets/sized")
+    view = tab.frame_locator("iframe.view")
+    view.get_by_text("Rows 1–50 of 300").wait_for()
+    frame = tab.locator("iframe.view")
+    tall = _content_height(view)
+    assert tall > 400  # the first page of rows and the chart: more than the frame's first height would hide
+    expect(frame).to_have_js_property("clientHeight", tall, timeout=30_000)  # the frame's inside: the content, no blank space
+    view.get_by_label("Filter").fill("299")  # one row left: the content shrinks, and the frame with it
+    view.get_by_role("button", name="Apply").click()
+    view.get_by_text("Rows 1–1 of 1 matching (of 300)").wait_for()
+    short = _content_height(view)
+    assert short < tall
+    expect(frame).to_have_js_property("clientHeight", short, timeout=30_000)
 
 
 class _Attacker(BaseHTTPRequestHandler):

@@ -2,6 +2,7 @@
 // (issues 35.7 and 36.4: one view and one paging tool, two hosts). The view runs in a sandboxed iframe with
 // no access to this page; it asks for rows with tools/call, which this host relays to the page's server,
 // where the bridge's own app-only tools answer. Without JavaScript the page keeps its first-rows table.
+const MAX_HEIGHT = 2000;  // px: the tallest the view's frame grows
 document.addEventListener("DOMContentLoaded", () => {
   const holder = document.getElementById("dataset-view");
   if (!holder) return;
@@ -21,13 +22,17 @@ document.addEventListener("DOMContentLoaded", () => {
     const m = event.data;
     if (!m || m.jsonrpc !== "2.0" || typeof m.method !== "string") return;
     if (m.method === "ui/initialize") {
+      // containerDimensions.maxHeight: the frame takes the view's height (up to MAX_HEIGHT), see size-changed below.
       reply(m.id, {protocolVersion: "2026-01-26", hostInfo: {name: "analytics-acp ui", version: "1"},
-                   hostCapabilities: {serverTools: {}}, hostContext: {theme: "light", displayMode: "inline"}});
+                   hostCapabilities: {serverTools: {}},
+                   hostContext: {theme: "light", displayMode: "inline", containerDimensions: {maxHeight: MAX_HEIGHT}}});
     } else if (m.method === "ui/notifications/initialized") {
       send({jsonrpc: "2.0", method: "ui/notifications/tool-result", params: result});
     } else if (m.method === "ui/notifications/size-changed") {
+      // The frame's inside is exactly the view's content (its borders added: the page sizes border boxes), so
+      // no blank space is left below it; past MAX_HEIGHT the view scrolls inside the frame.
       const height = Number(m.params && m.params.height);
-      if (height > 0) frame.style.height = `${Math.min(Math.max(height + 4, 200), 2000)}px`;
+      if (height > 0) frame.style.height = `${Math.min(Math.ceil(height), MAX_HEIGHT) + frame.offsetHeight - frame.clientHeight}px`;
     } else if (m.method === "tools/call") {
       const params = m.params || {};
       const query = new URLSearchParams({name: String(params.name || ""), arguments: JSON.stringify(params.arguments || {})});
