@@ -5,12 +5,15 @@ file, and returns typed verdicts as data. In process; these entries fail before 
 from __future__ import annotations
 
 import json
+import shutil
+from pathlib import Path
 
 import anyio
 from analytics_acp_bridge.paths import Paths
 from analytics_acp_bridge.sources.check import check
 
 SECRET = "validator-SECRET-0a1b"
+FIXTURE_ACP = Path(__file__).resolve().parent / "fixture_acp"
 
 
 def test_check_of_unsaved_data_gives_typed_verdicts_and_writes_nothing(tmp_path, monkeypatch):
@@ -39,3 +42,53 @@ def test_check_of_unsaved_data_gives_typed_verdicts_and_writes_nothing(tmp_path,
     assert SECRET not in as_json and "\n".join(report.lines()).count("\n") == 5  # the file's line and one per source
     assert report.as_dict()["sources"][2] == {"id": "c", "acp": "databases", "status": "error",
                                               "error": by_id["c"].error, "fix": by_id["c"].fix}
+
+
+
+def test_a_check_through_a_lent_server_starts_none_and_gives_the_same_verdicts(tmp_path, monkeypatch):
+    """The set-up page lends its running servers (``running``): the same validate-only calls, no process started
+    per check, the same verdicts as a check with its own servers; ``only`` checks and reports some sources."""
+    import pytest
+    from analytics_acp.host import AcpClient
+    from analytics_acp_bridge.fleet.discovery import discover
+    from analytics_acp_bridge.fleet.process import AcpProcess
+
+    paths = Paths(project=tmp_path / "project", sources=tmp_path / "conf" / "sources.json", root=tmp_path / "conf")
+    shutil.copytree(FIXTURE_ACP, paths.root / "acps" / "fixture")  # a light ACP whose schema requires a token
+    data = {"sources": [
+        {"id": "good", "acp": "fixture", "credentials": {"account": "ana", "token": SECRET}},
+        {"id": "gone", "acp": "fixture", "credentials": {"account": "ana"}},  # the ACP's own check refuses it
+        {"id": "typo", "acp": "fixture", "limit": 3},
+    ]}
+    opened: list[list[str]] = []
+    stdio = AcpClient.stdio.__func__  # type: ignore[attr-defined]
+
+    def counting(cls, command, *args, **kwargs):
+        opened.append(list(command))
+        return stdio(cls, command, *args, **kwargs)
+
+    monkeypatch.setattr(AcpClient, "stdio", classmethod(counting))
+
+    async def run():
+        own = await check(paths, data=data)
+        assert len(opened) == 1  # one server for the one ACP
+        launch = discover(paths.root)["fixture"]
+        async with anyio.create_task_group() as tg:
+            proc = AcpProcess(launch, None, tmp_path / "lender", None)  # type: ignore[arg-type]
+            proc.bind(tg)
+            await proc.ensure()
+            started = len(opened)
+            lent = await check(paths, data=data, running=lambda wanted: proc if wanted == launch else None)
+            assert len(opened) == started  # the check started no server of its own
+            assert proc.client is not None and await proc.client.list_tools()  # and left the lent one running
+            some = await check(paths, data=data, only={"gone"}, running=lambda wanted: proc)
+            await proc.aclose()
+            tg.cancel_scope.cancel()
+        return own, lent, some
+
+    own, lent, some = anyio.run(run)
+    assert lent.as_dict() == own.as_dict()
+    assert [(v.source, v.status) for v in own.verdicts] == [("good", "ok"), ("gone", "error"), ("typo", "error")]
+    assert [v.as_dict() for v in some.verdicts] == [own.as_dict()["sources"][1]]
+    with pytest.raises(ValueError):
+        anyio.run(lambda: check(paths, data=data, online=True, running=lambda wanted: None))

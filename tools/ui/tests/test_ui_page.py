@@ -17,7 +17,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from uiharness import FIXTURE_ACP, SECRET, environ, make_sqlite, module_env, serve_page, shot
+from uiharness import FIXTURE_ACP, SECRET, environ, make_sqlite, module_env, serve_page, server_starts, shot
 
 pytestmark = pytest.mark.browser
 
@@ -89,7 +89,8 @@ def tab(browser, world):
 
 
 def _sources(world) -> dict:
-    return json.loads((world["project"] / "sources.json").read_text())
+    path = world["project"] / "sources.json"
+    return json.loads(path.read_text()) if path.exists() else {"sources": []}  # a test run alone starts with none
 
 
 def _entry(world, source_id: str) -> dict:
@@ -191,7 +192,9 @@ def test_add_ga4_with_an_uploaded_key_file_and_a_property_from_the_picker(tab, w
     tab.get_by_role("button", name="Find resources").click()
     # The picker lists what the credentials see (the fake's accountSummaries), free entry stays.
     picker = tab.get_by_role("radiogroup", name="Suggested resources")
-    assert picker.get_by_role("radio").count() >= 3
+    note = tab.locator("#resource").get_by_role("status")
+    note.wait_for()  # the form came back with what the search found (count() alone does not wait for that page)
+    assert picker.get_by_role("radio").count() >= 3, note.inner_text()
     assert "Kept for this form" in tab.get_by_role("group", name="Service account").inner_text()  # kept, not shown
     picker.get_by_role("radio", name=re.compile("Store")).check()
     shot(tab, "add-source-ga4-picker")
@@ -248,14 +251,18 @@ def test_test_shows_a_typed_problem_when_the_google_fake_is_down(tab, world):
                             "config": {"api_endpoint": down}})
     (world["project"] / "sources.json").write_text(json.dumps(data))
     tab.reload()
-    _card(tab, "down").get_by_role("button", name="Test down").click()
+    with server_starts() as started:
+        _card(tab, "down").get_by_role("button", name="Test down").click()
     message = tab.locator(".messages").inner_text()
+    assert len(started) == 1, started  # online: a server of its own, as --check --online, for the one source tested
     assert "Test of «down»: ACP_UPSTREAM_ERROR" in message, message
     assert _card(tab, "down").get_by_test_id("verdict").inner_text().startswith("error: ACP_UPSTREAM_ERROR")
     shot(tab, "test-problem")
     tab.once("dialog", lambda d: d.accept())
-    _card(tab, "down").get_by_role("button", name="Remove down").click()
-    tab.get_by_text("Removed source «down»").wait_for()
+    with server_starts() as started:
+        _card(tab, "down").get_by_role("button", name="Remove down").click()
+        tab.get_by_text("Removed source «down»").wait_for()
+    assert started == []  # the changed file's offline check ran through the servers the page keeps running
     assert all(e["id"] != "down" for e in _sources(world)["sources"])
     assert world["key"].exists()  # a file the person keeps elsewhere is not the page's to delete
 

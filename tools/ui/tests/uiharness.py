@@ -76,6 +76,26 @@ def serve_page(project: Path, root: Path | None = None, sources: Path | None = N
         thread.join(timeout=15)
 
 
+@contextlib.contextmanager
+def server_starts() -> Iterator[list[list[str]]]:
+    """The commands of the ACP server processes (stdio) started in this process, the page's thread included, while
+    the block runs."""
+    from analytics_acp.host import AcpClient
+
+    original = AcpClient.__dict__["stdio"]
+    started: list[list[str]] = []
+
+    def counting(cls: Any, command: list[str], *args: Any, **kwargs: Any) -> Any:
+        started.append(list(command))
+        return original.__func__(cls, command, *args, **kwargs)
+
+    AcpClient.stdio = classmethod(counting)  # type: ignore[method-assign,assignment]
+    try:
+        yield started
+    finally:
+        AcpClient.stdio = original  # type: ignore[method-assign]
+
+
 def module_env(config_dir: Path) -> dict[str, str]:
     """Environment of a module: a private config folder, plain-http fake OAuth endpoints allowed, short Google bounds."""
     return {"ANALYTICS_ACP_CONFIG_DIR": str(config_dir), "OAUTHLIB_INSECURE_TRANSPORT": "1",

@@ -65,7 +65,7 @@ class Factory:
         """The fleet for ``inputs``, taking over what ``previous`` can keep; new servers made here (not started)."""
         def make_process(launch: AcpLaunch) -> AcpProcess:
             self._made += 1  # a relaunched ACP gets a folder of its own: the early CSV reader watches one server
-            return AcpProcess(launch, self.resolver, self.tmp / f"acp-{launch.id}-{self._made}", _cache_dir(launch),
+            return AcpProcess(launch, self.resolver, self.tmp / f"acp-{launch.id}-{self._made}", acp_cache_dir(launch),
                               self.secrets.errlog())
 
         return Fleet.plan(inputs, self.secrets, self.session_id, make_process, previous)
@@ -99,8 +99,10 @@ async def _no_tables(ref: str, call_id: str | None) -> dict[str, Any]:
     raise TableNotFound(f"Table {ref!r} is not available during a set-up check.")
 
 
-def _cache_dir(launch: AcpLaunch) -> Path | None:
-    """13.1: an ACP folder gets its own cache, apart from the installed connector of the same id."""
+def acp_cache_dir(launch: AcpLaunch) -> Path | None:
+    """The ACP_CACHE_DIR an ACP server of ``launch`` gets (the set-up page starts its servers the same way).
+
+    13.1: an ACP folder gets its own cache, apart from the installed connector of the same id."""
     base = os.environ.get("ACP_CACHE_DIR")
     if launch.origin != "folder" or not base:
         return None  # installed connectors share the environment's ACP_CACHE_DIR (inherited)

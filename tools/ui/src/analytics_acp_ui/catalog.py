@@ -20,6 +20,7 @@ import anyio
 import anyio.abc
 from analytics_acp.manifest import ManifestError, icon_problem, load_manifest
 from analytics_acp.skills import Skill, read_skills
+from analytics_acp_bridge.factory import acp_cache_dir
 from analytics_acp_bridge.fleet.discovery import AcpLaunch, discover
 from analytics_acp_bridge.fleet.process import AcpProcess, ServerUnavailable
 from analytics_acp_bridge.sources.redact import Redactor, ScrubbedStderr
@@ -144,7 +145,9 @@ class Servers:
                 await proc.aclose()
             if self.stderr is None:
                 self.stderr = ScrubbedStderr(self.redactor)
-            proc = AcpProcess(launch, _no_tables, self.tmp / f"acp-{launch.id}", None, self.stderr.file)
+            # The environment the bridge gives its servers (one home: its factory), so a check through this
+            # server runs as one through the bridge's own would.
+            proc = AcpProcess(launch, _no_tables, self.tmp / f"acp-{launch.id}", acp_cache_dir(launch), self.stderr.file)
             if self._tg is None:
                 raise ServerUnavailable("The page is not running.")
             proc.bind(self._tg)
@@ -155,6 +158,11 @@ class Servers:
         except TimeoutError:
             raise ServerUnavailable(f"The {launch.id} ACP server did not answer within {START_BOUND_S:g} s.") from None
         return proc
+
+    def running(self, launch: AcpLaunch) -> AcpProcess | None:
+        """The server of exactly ``launch`` when it is running now (what the page lends the bridge's check), else None."""
+        proc = self.procs.get(launch.id)
+        return proc if proc is not None and proc.launch == launch and proc.client is not None else None
 
     async def capability(self, launch: AcpLaunch) -> Capability:
         """The capability and tools of ``launch``'s server."""

@@ -16,7 +16,7 @@ from .drafts import Drafts
 from .runs import Runner
 from .security import Security
 from .signin import SignIns
-from .verdicts import Report
+from .verdicts import Report, Verdict
 
 
 @dataclass
@@ -30,7 +30,8 @@ class UiState:
     signins: SignIns = field(default_factory=SignIns)
     redactor: Redactor = field(default_factory=Redactor)
     flash: list[str] = field(default_factory=list)
-    reports: dict[str, tuple[Any, Report]] = field(default_factory=dict)  # "offline"/"online" -> (file stamp, report)
+    reports: dict[str, tuple[Any, Report]] = field(default_factory=dict)  # "offline" -> (file stamp, report)
+    online: dict[str, tuple[Any, Verdict]] = field(default_factory=dict)  # source id -> (file stamp, its online test)
     identities: dict[str, AcpEntry] = field(default_factory=dict)  # installed connectors, read once
     servers: Servers = field(init=False)
     runner: Runner = field(init=False)  # queries run from the page, through the bridge's own call path (issue 37)

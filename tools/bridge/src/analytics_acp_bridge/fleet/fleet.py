@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import logging
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from typing import Any
 
@@ -57,6 +57,7 @@ class Fleet:
         self.session_id = session_id
         self.health = SourceHealth(self.sources)
         self._carried = carried or set()  # id() of sources kept from the previous fleet: no check, no probe
+        self._lent: set[str] = set()  # ACP ids whose running server another owner lent (lend): not bound, not stopped
         self.ready = anyio.Event()  # servers started, every source checked
 
     @classmethod
@@ -92,6 +93,24 @@ class Fleet:
         return (old.fingerprint == new.fingerprint and not self.health.of(old).setup and old.acp in self.processes
                 and self.processes[old.acp].launch == launches.get(new.acp))
 
+    def narrow(self, only: Collection[str]) -> None:
+        """Check and probe only the sources named in ``only`` (a set-up check of some sources of a file, read
+        whole: ids, defaults and duplicates as in the file); the servers only the others use are not started."""
+        self._carried |= {id(s) for s in self.sources.sources if s.id not in only}
+        needed = {s.acp for s in self._fresh()}
+        for acp_id in [a for a in self.processes if a not in needed]:
+            del self.processes[acp_id]
+
+    def lend(self, running: Callable[[AcpLaunch], AcpProcess | None]) -> None:
+        """Use a server already running for the same launch, when ``running`` has one, instead of a new one (the
+        set-up page's servers: a check then makes the same calls without starting a process). Its owner keeps it:
+        this fleet neither binds nor stops it."""
+        for acp_id, proc in list(self.processes.items()):
+            lent = running(proc.launch)
+            if lent is not None and lent is not proc and lent.client is not None and lent.launch == proc.launch:
+                self.processes[acp_id] = lent
+                self._lent.add(acp_id)
+
     # ----- start -----
     async def start(self, tg: anyio.abc.TaskGroup) -> None:
         """Boot the servers concurrently (each bound by its start bound; their connections live in ``tg``), then
@@ -103,8 +122,9 @@ class Fleet:
                 pass  # proc.error holds it; the sources that use it get a set-up error below
 
         try:
-            for proc in self.processes.values():
-                proc.bind(tg)
+            for acp_id, proc in self.processes.items():
+                if acp_id not in self._lent:
+                    proc.bind(tg)
             async with anyio.create_task_group() as boot_tg:
                 for proc in self.processes.values():
                     boot_tg.start_soon(boot, proc)
@@ -192,9 +212,10 @@ class Fleet:
         return proc
 
     async def aclose(self) -> None:
-        """Stop every server of this fleet."""
-        for proc in self.processes.values():
-            await proc.aclose()
+        """Stop every server of this fleet (a lent one stays with its owner)."""
+        for acp_id, proc in self.processes.items():
+            if acp_id not in self._lent:
+                await proc.aclose()
 
 
 def _one_line(text: str) -> str:

@@ -7,29 +7,48 @@ bound. The API for other tools (``analytics-acp ui``)::
 
     report = await check(paths, online=False, data=None)   # data: a sources.json object checked as if saved there
     report.ok, report.file_error, [v.as_dict() for v in report.verdicts], report.lines()
+
+``only`` checks some sources of the file (read whole) and reports theirs; ``running`` lends servers the caller
+keeps running (offline only), so a check makes the same calls without starting a process for each.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable, Collection
 from typing import Any, TextIO
 
 import anyio
 
 from ..factory import Factory
+from ..fleet.discovery import AcpLaunch
+from ..fleet.process import AcpProcess
 from ..paths import Paths
 from .validate import ERROR, OK, STARTING, Report, Verdict
 
-__all__ = ["OK", "ONLINE_BOUND_S", "Report", "Verdict", "check", "run_check"]
+__all__ = ["OK", "ONLINE_BOUND_S", "Report", "Running", "Verdict", "check", "run_check"]
 
+Running = Callable[[AcpLaunch], "AcpProcess | None"]  # a running server its owner lends to a check
 ONLINE_BOUND_S = 60.0  # the whole online check; a source still waiting then is reported as not answering
 
 
-async def check(paths: Paths, *, online: bool = False, data: Any = None, bound_s: float = ONLINE_BOUND_S) -> Report:
+async def check(paths: Paths, *, online: bool = False, data: Any = None, bound_s: float = ONLINE_BOUND_S,
+                only: Collection[str] | None = None, running: Running | None = None) -> Report:
     """The verdict on every source of ``paths.sources`` (or of ``data``, a sources.json object checked as if it
     were that file: references and relative paths resolve from its folder). Never raises for a bad set-up;
-    writes nothing in the project. Secret values never appear in the report."""
+    writes nothing in the project. Secret values never appear in the report.
+
+    ``only``: the ids of the sources to check and report (the others are neither checked nor reported).
+    ``running(launch)``: a server of that launch the caller has running and keeps (None: the check starts its
+    own). Offline only: the offline checks are the ACP's validate-only calls, which keep nothing, while an online
+    check starts its own servers, as ``--check --online`` does, so no answer comes from a server's memory (7.4)."""
+    if online and running is not None:
+        raise ValueError("an online check starts its own servers: no running ones are lent to it")
     factory = Factory(paths)
     fleet = factory.check_fleet(data)
+    if only is not None:
+        fleet.narrow(set(only))
+    if running is not None:
+        fleet.lend(running)
     try:
         async with anyio.create_task_group() as tg:
             try:
@@ -45,6 +64,8 @@ async def check(paths: Paths, *, online: bool = False, data: Any = None, bound_s
     scrub = factory.secrets.redactor.value
     verdicts = []
     for source in fleet.sources.sources:
+        if only is not None and source.id not in only:
+            continue
         verdict = fleet.health.verdict(source)
         if verdict.status == STARTING:  # offline: started and checked is ready; online: no answer in time
             verdict.status = ERROR if online else OK

@@ -146,7 +146,7 @@ def _carry_verdicts(state: UiState, stamp_before: Any, old_id: str | None, sourc
         merged.sources.pop(old_id or source_id, None)
         merged.sources[source_id] = verdict
         state.reports["offline"] = (state.stamp(), merged)
-    state.reports.pop("online", None)
+    state.online.clear()
 
 
 async def save(state: UiState, entry: AcpEntry, capability: Capability, draft: Draft,
@@ -204,7 +204,7 @@ async def save(state: UiState, entry: AcpEntry, capability: Capability, draft: D
         candidate = {"sources": [merged]}
         if isinstance(data.get("defaults"), dict):
             candidate["defaults"] = data["defaults"]
-        report = await check(state.paths, data=candidate)
+        report = await check(state, data=candidate)
     verdict = report.sources.get(source_id)
     if verdict is None or verdict.status == "error" or report.file_error:
         for ref in stored_now:

@@ -15,19 +15,22 @@ from ..verdicts import Report, Verdict, check
 from .common import render, ui
 
 
-async def verdicts(state: UiState, online: bool = False, refresh: bool = False) -> Report | None:
-    """The validator's report on the current sources.json (cached until the file changes); None without a file."""
+async def verdicts(state: UiState) -> Report | None:
+    """The validator's report on the current sources.json (cached until the file changes), with the online verdicts
+    of the sources tested since; None without a file."""
     stamp = state.stamp()
     if stamp is None:
         return None
-    if not refresh:
-        for key in ("online",) if online else ("online", "offline"):  # an online verdict of the same file says more
-            cached = state.reports.get(key)
-            if cached is not None and cached[0] == stamp:
-                return cached[1]
-    report = await check(state.paths, online=online)
-    state.reports["online" if online else "offline"] = (stamp, report)
-    return report
+    cached = state.reports.get("offline")
+    if cached is not None and cached[0] == stamp:
+        report = cached[1]
+    else:
+        report = await check(state)
+        state.reports["offline"] = (stamp, report)
+    tested = {sid: v for sid, (at, v) in state.online.items() if at == stamp and sid in report.sources}
+    if not tested:
+        return report
+    return Report(sources={**report.sources, **tested}, file_error=report.file_error)
 
 
 def _rows(state: UiState, data: dict[str, Any], report: Report | None) -> list[dict[str, Any]]:
@@ -43,7 +46,7 @@ def _rows(state: UiState, data: dict[str, Any], report: Report | None) -> list[d
             "icon": acp is not None and acp.icon is not None,
             "resource": entry.get("default_resource_id"),
             "verdict": verdict or Verdict(status="unknown"),
-            "online": report.online if report is not None else False,
+            "online": verdict is not None and verdict.online,
             "editable": acp is not None,
         })
     return rows
@@ -86,11 +89,16 @@ async def remove_source(request: Request, form: FormData) -> Response:
 
 
 async def test_source(request: Request, form: FormData) -> Response:
-    """POST /sources/{id}/test : the online check (one bounded authenticated call per source), its typed answer."""
+    """POST /sources/{id}/test : the online check of that source (one bounded authenticated call), its typed answer."""
     state = ui(request)
     source_id = request.path_params["source_id"]
-    report = await verdicts(state, online=True, refresh=True)
-    verdict = report.sources.get(source_id) if report is not None else None
+    stamp = state.stamp()
+    verdict = None
+    if stamp is not None:
+        report = await check(state, online=True, only={source_id})
+        verdict = report.sources.get(source_id)
+        if verdict is not None:
+            state.online[source_id] = (stamp, verdict)
     if verdict is None:
         state.say(f"There is no source «{source_id}» to test.")
     elif verdict.status == "ok":
