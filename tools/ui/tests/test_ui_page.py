@@ -210,6 +210,11 @@ def test_add_ga4_with_an_uploaded_key_file_and_a_property_from_the_picker(tab, w
     # Edit: the key shows as saved, never its value; saving unchanged keeps the same reference.
     tab.get_by_role("link", name="Edit analytics").click()
     assert world["key"].read_text()[:40] not in tab.content()
+    # The picker again, now with the key's keyring reference, resolved as the bridge resolves the saved entry.
+    tab.get_by_role("button", name="Find resources").click()
+    tab.locator("#resource").get_by_role("status").wait_for()
+    assert tab.get_by_role("radiogroup", name="Suggested resources").get_by_role("radio").count() >= 3
+    assert world["key"].read_text()[:40] not in tab.content()
     _save(tab, "analytics")
     assert _entry(world, "analytics")["credentials"]["service_account"] == reference
 
@@ -238,6 +243,22 @@ def test_sign_in_with_google_on_the_fake_oauth_server_comes_back_to_the_form(tab
     from googlefakes.signin import assert_no_secret
 
     assert_no_secret(text + tab.content(), oauth.secrets_seen())
+
+
+def test_a_denied_sign_in_says_what_to_do_in_the_pages_words(tab, world):
+    # The sign-in's messages were written for `login google` ("Run the command again"): on the page they say
+    # what to do there; the CLI keeps its own words (connectors/google/tests/test_google_login.py).
+    _add(tab, "Google Analytics 4", "denied")
+    tab.get_by_role("radio", name="OAuth").check()
+    group = tab.get_by_role("group", name="OAuth")
+    group.get_by_label("Google OAuth client file (JSON)").set_input_files(str(world["client_file"]))
+    group.get_by_role("button", name="Sign in with Google").click()
+    tab.get_by_role("button", name="Deny").click()  # the fake consent page
+    tab.wait_for_url(re.compile(re.escape(world["page"].base) + r"/sources/new/ga4\?draft="))  # back on the form
+    notice = tab.get_by_text("Access was denied in the browser")
+    assert notice.inner_text().strip() == ("Access was denied in the browser: nothing was saved. "
+                                           "Try signing in again and choose Allow.")
+    assert "command" not in tab.locator("main").inner_text()
 
 
 def test_test_shows_a_typed_problem_when_the_google_fake_is_down(tab, world):

@@ -38,6 +38,11 @@ class LoginError(Exception):
     """A sign-in that could not complete; the message is one line and holds no secret."""
 
 
+# How a message says "start the sign-in over": the CLI's words; a host with a page of its own passes its own
+# (begin_sign_in's ``retry``), so a page never tells its reader to run a command.
+RETRY_CLI = "Run the command again"
+
+
 @dataclass
 class ClientSecrets:
     """The ``installed`` section of a Desktop-app client-secrets file."""
@@ -215,7 +220,7 @@ def wait_for_redirect(listener: _Receiver, timeout_s: float) -> Redirect:
         remaining = deadline - time.monotonic()
         if remaining <= 0:
             raise LoginError(f"No answer from the browser within {timeout_s:g} s: sign-in cancelled. "
-                             "Run the command again (--timeout sets the wait).")
+                             f"{RETRY_CLI} (--timeout sets the wait).")
         listener.timeout = remaining
         listener.handle_request()
     return listener.result
@@ -293,6 +298,7 @@ class PendingSignIn:
     flow: Any
     url: str
     state: str
+    retry: str = RETRY_CLI  # the host's words for starting over, in the messages of a sign-in that failed
 
     @property
     def requested(self) -> list[str]:
@@ -300,11 +306,12 @@ class PendingSignIn:
         return self.scopes + [s for s in IDENTITY_SCOPES if s not in self.scopes]
 
 
-def begin_sign_in(secrets: ClientSecrets, scopes: list[str], redirect_uri: str) -> PendingSignIn:
+def begin_sign_in(secrets: ClientSecrets, scopes: list[str], redirect_uri: str, *, retry: str = RETRY_CLI) -> PendingSignIn:
     """The authorization URL (PKCE S256, state, offline access) for a browser that comes back to ``redirect_uri``.
 
     ``sign_in`` gives its own loopback listener as the redirect; a host with a page of its own (the set-up
-    page, issue 35.3) gives that page's address and calls :func:`finish_sign_in` with what came back.
+    page, issue 35.3) gives that page's address and calls :func:`finish_sign_in` with what came back, and
+    ``retry``: its own words for starting over ("Try signing in again"), which the failure messages use.
     """
     # Google adds openid/email scopes it already granted to the answer; oauthlib would call that an error.
     os.environ.setdefault("OAUTHLIB_RELAX_TOKEN_SCOPE", "1")
@@ -317,12 +324,12 @@ def begin_sign_in(secrets: ClientSecrets, scopes: list[str], redirect_uri: str) 
     requested = scopes + [s for s in IDENTITY_SCOPES if s not in scopes]
     flow = InstalledAppFlow.from_client_config({"installed": secrets.config}, scopes=requested, redirect_uri=redirect_uri)
     url, state = flow.authorization_url(access_type="offline", prompt="consent")
-    return PendingSignIn(secrets=secrets, scopes=scopes, flow=flow, url=url, state=state)
+    return PendingSignIn(secrets=secrets, scopes=scopes, flow=flow, url=url, state=state, retry=retry)
 
 
 def finish_sign_in(pending: PendingSignIn, answer: dict[str, str]) -> SignIn:
     """What the browser brought back checked (state, error) and exchanged: a SignIn, or LoginError."""
-    return _finish(pending.flow, pending.state, answer, pending.secrets, pending.scopes, pending.requested)
+    return _finish(pending.flow, pending.state, answer, pending.secrets, pending.scopes, pending.requested, pending.retry)
 
 
 def sign_in(secrets: ClientSecrets, scopes: list[str], *, port: int, timeout_s: float,
@@ -348,14 +355,14 @@ def sign_in(secrets: ClientSecrets, scopes: list[str], *, port: int, timeout_s: 
 
 
 def _finish(flow: Any, state: str, answer: dict[str, str], secrets: ClientSecrets, scopes: list[str],
-            requested: list[str]) -> SignIn:
+            requested: list[str], retry: str = RETRY_CLI) -> SignIn:
     """The redirect's answer checked (state, error) and exchanged for the credentials."""
     if not hmac.compare_digest(str(answer.get("state", "")), str(state)):
         raise LoginError("The browser came back with a different state than was sent: sign-in refused (possible forgery). "
-                         "Run the command again.")
+                         f"{retry}.")
     if "error" in answer:
         if answer["error"] == "access_denied":
-            raise LoginError("Access was denied in the browser: nothing was saved. Run the command again and choose Allow.")
+            raise LoginError(f"Access was denied in the browser: nothing was saved. {retry} and choose Allow.")
         raise LoginError(f"Google ended the sign-in with error {answer['error'][:60]!r}: nothing was saved.")
     token = _exchange(flow, answer["code"], secrets)
     refresh = token.get("refresh_token")

@@ -35,6 +35,8 @@ PENDING_TTL_S = 900.0
 MAX_CLIENT_BYTES = 64 * 1024
 # 5.5.5: the fields the google provider fills, when the variant publishes them.
 FILLED = ("client_id", "client_secret", "refresh_token", "access_token", "expiry_date", "email")
+# A failed sign-in's messages say how to start over in the page's words (the CLI's say "Run the command again").
+RETRY = "Try signing in again"
 GUIDE = ("No Google OAuth client is configured. Create one once: Google Cloud console, APIs & Services, Credentials, "
          "Create credentials, OAuth client ID, application type Desktop app; download its JSON and upload it here "
          "(it is remembered in your config folder).")
@@ -102,7 +104,7 @@ class SignIns:
         now = time.monotonic()
         for state in [s for s, p in self._pending.items() if now - p.started > PENDING_TTL_S]:
             del self._pending[state]
-        flow = begin_sign_in(found, scopes, redirect_base + CALLBACK)
+        flow = begin_sign_in(found, scopes, redirect_base + CALLBACK, retry=RETRY)
         self._pending[flow.state] = Pending(flow=flow, draft_id=draft_id, variant=variant, started=now)
         return flow.url
 

@@ -345,25 +345,57 @@ def _parse_source(raw: Any, index: int, defaults: dict[str, Any], resolver: _Res
     if rid is not None and not isinstance(rid, str):
         errors.append(InvalidArguments(f"{where}.default_resource_id must be a string."))
     source.default_resource_id = rid if isinstance(rid, str) else None
+    errors += _resolve_setup(source, raw, where, resolver)
+    source.problems = errors
+    source.fingerprint = _fingerprint(source)
+    return source
+
+
+def _resolve_setup(source: Source, raw: dict[str, Any], where: str, resolver: _Resolver) -> list[AcpError]:
+    """``credentials`` and ``config`` of ``raw`` resolved into ``source`` (and its literal credential values);
+    the problems, typed (12.1)."""
+    errors: list[AcpError] = []
     for key, secret in (("credentials", True), ("config", False)):
         if raw.get(key) is None:
             continue
+        at = f"{where}.{key}" if where else key
         if not isinstance(raw[key], dict):
-            errors.append(InvalidArguments(f"{where}.{key} must be an object."))
+            errors.append(InvalidArguments(f"{at} must be an object."))
             continue
         resolver.literals = []
         try:
-            value = resolver.resolve(raw[key], f"{where}.{key}", secret)
+            value = resolver.resolve(raw[key], at, secret)
             if isinstance(value, str):  # the whole object is one reference: a JSON file such as gcloud's ADC
-                value = _json_object(value, f"{where}.{key}")
+                value = _json_object(value, at)
             setattr(source, key, value)
         except ReferenceError_ as exc:
             errors.append(_reference_problem(exc, secret))
         if secret:
             source.literal_credentials = list(resolver.literals)
-    source.problems = errors
-    source.fingerprint = _fingerprint(source)
-    return source
+    return errors
+
+
+@dataclass
+class ResolvedSetup:
+    """An entry's ``credentials`` and ``config`` as the bridge sends them in ``_meta.acp`` (references resolved)."""
+
+    credentials: dict[str, Any] | None
+    config: dict[str, Any] | None
+    # Values to scrub from whatever is shown: those read through a reference and every literal credential value
+    # (the schema, which says which literals are secret, is not consulted: all of them count).
+    secrets: set[str]
+    problems: list[AcpError]  # references that did not resolve, typed as the source's verdict would be (12.1)
+
+
+def resolve_setup(credentials: Any, config: Any, sources_path: Path, project: Path) -> ResolvedSetup:
+    """Resolve the ``credentials`` and ``config`` of an entry not saved yet exactly as the bridge resolves a saved
+    one (16.3: ``env``, ``file``, ``projectPath``, ``keyring``; relative paths from ``sources_path``'s folder), for a
+    tool that calls the ACP with them (the set-up page's resource picker). Never raises for a bad reference."""
+    secrets: set[str] = set()
+    source = Source(id="", acp="", label="")
+    problems = _resolve_setup(source, {"credentials": credentials, "config": config}, "",
+                              _Resolver(sources_path, project, secrets))
+    return ResolvedSetup(source.credentials, source.config, secrets | source.secret_values(None), problems)
 
 
 def _reference_problem(exc: ReferenceError_, in_credentials: bool) -> AcpError:

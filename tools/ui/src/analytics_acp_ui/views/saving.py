@@ -60,32 +60,18 @@ def parse_setup(state: UiState, capability: Capability, draft: Draft,
 
 def live_meta(state: UiState, capability: Capability, draft: Draft,
               stored: dict[str, Any] | None) -> tuple[dict[str, Any], dict[str, str]]:
-    """The ``_meta.acp`` the resource picker sends: the form's credentials and config, references resolved in memory."""
-    from analytics_acp_bridge.sources.entries import ReferenceError_, _Resolver
+    """The ``_meta.acp`` the resource picker sends: the form's credentials and config, references resolved in memory
+    by the bridge (``resolve_setup``: as it resolves a saved entry)."""
+    from analytics_acp_bridge.sources.entries import resolve_setup
 
     creds, config = parse_setup(state, capability, draft, stored)
     errors = {**creds.errors, **config.errors}
-    meta: dict[str, Any] = {}
-    resolver = _Resolver(state.paths.sources, state.paths.project, set())
-    try:
-        for key, part in (("credentials", creds), ("config", config)):
-            if part.value:
-                value = resolver.resolve(part.value, key, key == "credentials")
-                meta[key] = value if isinstance(value, dict) else _json_object(value)
-    except ReferenceError_ as exc:
-        errors["references"] = str(exc)
-    state.redactor.add(resolver.secrets | {v for _, v in resolver.literals if len(v) >= 4})
+    resolved = resolve_setup(creds.value or None, config.value or None, state.paths.sources, state.paths.project)
+    if resolved.problems:
+        errors["references"] = " ".join(problem.message for problem in resolved.problems)
+    state.redactor.add(resolved.secrets)
+    meta = {key: value for key, value in (("credentials", resolved.credentials), ("config", resolved.config)) if value}
     return meta, errors
-
-
-def _json_object(text: str) -> dict[str, Any]:
-    import json
-
-    try:
-        value = json.loads(text)
-    except ValueError:
-        value = None
-    return value if isinstance(value, dict) else {}
 
 
 def _limits(draft: Draft, errors: dict[str, str]) -> dict[str, Any]:
