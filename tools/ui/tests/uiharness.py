@@ -123,7 +123,15 @@ def shot(page: Any, name: str) -> None:
     if folder:
         Path(folder).mkdir(parents=True, exist_ok=True)
         page.wait_for_load_state("load")  # images included (a string predicate would be eval, which the page's CSP refuses)
-        page.screenshot(path=str(Path(folder) / f"{name}.png"), full_page=True)
+        # The whole page in the viewport: Chromium paints a sandboxed frame (another process) only where the viewport
+        # shows it, so a full-page shot of a scrolled page left the dataset view's top (or bottom) blank.
+        size = page.viewport_size
+        height = page.evaluate("() => document.documentElement.scrollHeight")
+        page.set_viewport_size({"width": size["width"], "height": max(size["height"], height)})
+        try:
+            page.screenshot(path=str(Path(folder) / f"{name}.png"), full_page=True)
+        finally:
+            page.set_viewport_size(size)
 
 
 def make_sqlite(path: Path, rows: int = 90) -> Path:
