@@ -14,15 +14,15 @@ from __future__ import annotations
 
 from collections.abc import Collection
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import anyio
+from analytics_acp_bridge.fleet.discovery import discover
 from analytics_acp_bridge.fleet.process import ServerUnavailable
+from analytics_acp_bridge.paths import Paths
 
 from . import sourcesfile
-
-if TYPE_CHECKING:
-    from .state import UiState
+from .catalog import Servers
 
 
 @dataclass
@@ -49,20 +49,20 @@ def _words(error: dict[str, Any] | None) -> str | None:
     return f"{error['name']}: {error['message']}" if error else None
 
 
-async def _warm(state: UiState, data: dict[str, Any] | None) -> None:
+async def _warm(paths: Paths, servers: Servers, data: dict[str, Any] | None) -> None:
     """Start (or keep) the page's server of every installed ACP the sources use, concurrently; one that does not
     start is left to the check, which starts its own and reports why."""
     if data is None:
         try:
-            data = sourcesfile.read_raw(state.paths.sources)
+            data = sourcesfile.read_raw(paths.sources)
         except sourcesfile.SourcesFileError:
             return
-    acps = state.acps()
-    used = sorted({str(e.get("acp")) for e in sourcesfile.entries(data)} & set(acps))
+    launches = discover(paths.root)
+    used = sorted({str(e.get("acp")) for e in sourcesfile.entries(data)} & set(launches))
 
     async def start(acp_id: str) -> None:
         try:
-            await state.servers.process(acps[acp_id].launch)
+            await servers.process(launches[acp_id])
         except ServerUnavailable:
             pass
 
@@ -71,17 +71,17 @@ async def _warm(state: UiState, data: dict[str, Any] | None) -> None:
             tg.start_soon(start, acp_id)
 
 
-async def check(state: UiState, *, online: bool = False, data: dict[str, Any] | None = None,
+async def check(paths: Paths, servers: Servers, *, online: bool = False, data: dict[str, Any] | None = None,
                 only: Collection[str] | None = None) -> Report:
     """The bridge's check of the sources file (or of ``data`` as if it were that file), offline through the page's
-    servers or online with its own; ``only`` names the sources to check and report."""
+    ``servers`` or online with its own; ``only`` names the sources to check and report."""
     from analytics_acp_bridge.sources.check import check as bridge_check
 
     if online:
-        report = await bridge_check(state.paths, online=True, data=data, only=only)
+        report = await bridge_check(paths, online=True, data=data, only=only)
     else:
-        await _warm(state, data)
-        report = await bridge_check(state.paths, data=data, only=only, running=state.servers.running)
+        await _warm(paths, servers, data)
+        report = await bridge_check(paths, data=data, only=only, running=servers.running)
     out = Report(sources={}, file_error=_words(report.file_error), online=online)
     for verdict in report.verdicts:
         out.sources[verdict.source] = Verdict(status=verdict.status, problem=_words(verdict.error), fix=verdict.fix,

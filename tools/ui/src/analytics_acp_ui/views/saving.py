@@ -190,7 +190,7 @@ async def save(state: UiState, entry: AcpEntry, capability: Capability, draft: D
         candidate = {"sources": [merged]}
         if isinstance(data.get("defaults"), dict):
             candidate["defaults"] = data["defaults"]
-        report = await check(state, data=candidate)
+        report = await check(state.paths, state.servers, data=candidate)
     verdict = report.sources.get(source_id)
     if verdict is None or verdict.status == "error" or report.file_error:
         for ref in stored_now:

@@ -25,7 +25,7 @@ async def verdicts(state: UiState) -> Report | None:
     if cached is not None and cached[0] == stamp:
         report = cached[1]
     else:
-        report = await check(state)
+        report = await check(state.paths, state.servers)
         state.reports["offline"] = (stamp, report)
     tested = {sid: v for sid, (at, v) in state.online.items() if at == stamp and sid in report.sources}
     if not tested:
@@ -95,7 +95,7 @@ async def test_source(request: Request, form: FormData) -> Response:
     stamp = state.stamp()
     verdict = None
     if stamp is not None:
-        report = await check(state, online=True, only={source_id})
+        report = await check(state.paths, state.servers, online=True, only={source_id})
         verdict = report.sources.get(source_id)
         if verdict is not None:
             state.online[source_id] = (stamp, verdict)
