@@ -10,7 +10,7 @@ import sys
 
 EVERY_CASE = {
     "per_call", "big_extraction", "peer_mcp_alchemy", "peer_dbhub", "acp_query_first", "acp_query_repeated",
-    "acp_query_first_extracted",
+    "acp_query_first_extracted", "acp_query_after_pause",
     "build_declared", "build_inferred", "ga4_report", "http_sessions_p50", "http_sessions_p99", "http_sessions_wall",
     "bigquery_extraction", "gsc_extraction", "tools_list", "burst", "tools_list_apps", "view_page", "view_page_sorted",
     "view_bytes",
@@ -40,6 +40,7 @@ def test_bench_quick_runs_every_case(tmp_path):
     assert cases["acp_query_first"]["extra"]["same_result_as_duckdb"] is True
     assert cases["bigquery_extraction"]["extra"]["csv_every_row"] is True
     assert cases["acp_query_first_extracted"]["extra"]["just_extracted_same_groups_as_duckdb"] is True
+    assert cases["acp_query_after_pause"]["extra"]["after_pause_same_groups_as_duckdb"] is True
     assert cases["ga4_report"]["extra"]["csv_all_rows"] is True and cases["ga4_report"]["extra"]["baseline_rows"] == 3000
     gsc = cases["gsc_extraction"]["extra"]  # every row of the fake reached the CSV, as the bare client paged them
     assert gsc["same_rows"] is True and gsc["csv_rows"] == gsc["bare_rows"] == gsc["rows"]

@@ -2,7 +2,8 @@
 
 The dataset is made once by a real extraction (bridge + databases connector) into acp-data.
 "First query after the extraction": every round extracts the rows again (untimed) and times the
-acp_query that follows at once; the bridge loads a dataset for acp_query while it writes its CSV
+acp_query that follows at once (reported); "3 s after the extraction answered" does the same but
+first waits PAUSE_S, a model's turn (issue 39.3), so the bridge's preload has had that time; the bridge loads a dataset for acp_query while it writes its CSV
 (tools/bridge preload.py), so this query may wait for that load to finish. "First run on a copied
 CSV": every round queries a fresh copy of that dataset (new file, new inode, new id), so whatever
 the bridge caches or preloads cannot help (the path of a CSV dropped in by hand). "Repeated": the same dataset
@@ -16,6 +17,7 @@ from __future__ import annotations
 import json
 import shutil
 import tempfile
+import time
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +26,7 @@ from ..fixtures.bridgehost import SOURCE, BridgeHost, quick_bridge
 from ..fixtures.stdio import StdioHost
 from ..runner import Case
 
+PAUSE_S = 3.0  # a model's turn: the time between the extraction's answer and its first question (issue 39.3)
 GROUP_BY = ("SELECT channel, COUNT(*) AS n, SUM(amount) AS total, AVG(qty) AS avg_qty, MIN(day) AS first_day, "
             "MAX(day) AS last_day FROM {table} GROUP BY channel ORDER BY channel")
 
@@ -111,7 +114,8 @@ class QueryState:
 def cases(quick: bool) -> list[Case]:
     """First run and repeated runs (2,000 rows with quick)."""
     n = 2_000 if quick else 1_000_000
-    state = QueryState(n, users=3, quick=quick)
+    state = QueryState(n, users=4, quick=quick)
+    pause = 0.5 if quick else PAUSE_S  # quick: the smoke test's 2,000 rows load in well under that
     label = "1M" if n == 1_000_000 else f"{n:,}"
 
     def first() -> float:
@@ -122,18 +126,23 @@ def cases(quick: bool) -> list[Case]:
             state.check(rows)
         return elapsed
 
-    def just_extracted() -> float:
-        # The extraction is not timed (case 2 times it); the query right after it is.
+    def just_extracted(pause: float = 0.0, fact: str = "just_extracted_same_groups_as_duckdb") -> float:
+        # The extraction is not timed (case 2 times it); the query after it (at once, or after a pause) is.
         _, texts = state.live.call(f"{SOURCE}__execute_sql", {"sql": f"SELECT * FROM {TABLE}"})
         table = state.live.dataset_of(texts)
+        if pause:
+            time.sleep(pause)  # the model reading the answer: the bridge's preload works meanwhile
         elapsed, rows = state.ours(table)
         state.live.drop_dataset(table)
         theirs = state.duckdb()
         same = len(rows) == len(theirs) and all(o["channel"] == t[0] and o["n"] == t[1] for o, t in zip(rows, theirs, strict=False))
-        state.facts["just_extracted_same_groups_as_duckdb"] = same and state.facts.get("just_extracted_same_groups_as_duckdb", True)
+        state.facts[fact] = same and state.facts.get(fact, True)
         if not same:
             raise RuntimeError(f"acp_query after extraction and DuckDB disagree: {rows[:2]} vs {theirs[:2]}")
         return elapsed
+
+    def after_pause() -> float:
+        return just_extracted(pause, "after_pause_same_groups_as_duckdb")
 
     def repeated() -> float:
         elapsed, _rows = state.ours(state.dataset)
@@ -145,8 +154,11 @@ def cases(quick: bool) -> list[Case]:
     common: dict[str, Any] = dict(baseline=baseline, setup=state.acquire, teardown=state.release, extra=lambda: dict(state.facts),
                   baseline_label="DuckDB read_csv GROUP BY (new connection)")
     return [
-        Case(key="acp_query_first_extracted", title=f"5. acp_query GROUP BY, first query after the extraction ({label} rows)",
-             target="<= 3", target_value=3.0, ours=just_extracted, ours_label="acp_query (dataset just extracted)",
+        Case(key="acp_query_after_pause", title=f"5. acp_query GROUP BY, first query {pause:g} s after the extraction answered "
+             f"({label} rows)", target="<= 1.5", target_value=1.5, ours=after_pause,
+             ours_label=f"acp_query ({pause:g} s after the extraction's answer)", **common),
+        Case(key="acp_query_first_extracted", title=f"5. acp_query GROUP BY, first query right after the extraction ({label} rows)",
+             target="report", target_value=float("inf"), ours=just_extracted, ours_label="acp_query (dataset just extracted)",
              **common),
         Case(key="acp_query_first", title=f"5. acp_query GROUP BY, first run on a copied CSV ({label} rows)", target="report",
              target_value=float("inf"), ours=first, ours_label="acp_query (copied dataset: loaded from CSV)", **common),
