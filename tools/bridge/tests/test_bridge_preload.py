@@ -2,6 +2,7 @@
 (preload.py): the first query reuses that table (no CSV load) and sees exactly what loading the CSV
 gives; past the budget, for inline tables and for copies, the CSV is loaded as before."""
 
+import json
 import os
 import shutil
 import tempfile
@@ -31,16 +32,25 @@ def _row(i: int) -> dict:
     return row
 
 
-def _extract(tmp_path, store, cache, n, inline=False):
+def _extract(tmp_path, store, cache, n, inline=False, loaders=None, pretty=False):
     rows = [_row(i) for i in range(n)]
     if inline:
         system_data = {"format": "inline", "headers": HEADERS, "table": rows}
     else:
         path = write_table_file(rows, tmp_path / "server-tmp")
+        if pretty:  # another server's layout: one value per line, not a chunk of rows per line
+            path.write_text(json.dumps([r for r in rows if r["id"] < 2**63], indent=1))  # ijson: 64-bit ints only
         system_data = {"format": "file", "headers": HEADERS, "table_uri": file_uri(path)}
+
+    def start(*args):
+        loader = preload.start(cache, *args)
+        if loaders is not None:
+            loaders.append(loader)
+        return loader
+
     stored, _ = store_extraction(
         store, source="s", acp_id="databases", tool="execute_sql", model_response={}, system_info={},
-        system_data=system_data, owned_dir=tmp_path / "server-tmp", preload=partial(preload.start, cache),
+        system_data=system_data, owned_dir=tmp_path / "server-tmp", preload=start,
     )
     return stored[0].dataset_id
 
@@ -54,8 +64,9 @@ def _all_rows(store, dataset_id, cache):
 
 
 def test_bridge_preload_serves_the_first_query_with_the_csv_table(tmp_path):
-    store, cache = DatasetStore(tmp_path / "p"), TableCache()
-    dataset_id = _extract(tmp_path, store, cache, 12_000)
+    store, cache, loaders = DatasetStore(tmp_path / "p"), TableCache(), []
+    dataset_id = _extract(tmp_path, store, cache, 12_000, loaders=loaders)
+    assert len(loaders[0]._procs) == 1 and loaders[0].indexes == []  # small: one worker, no index ahead
     assert not list((tmp_path / "server-tmp").glob("*"))  # the table file was read and deleted as before
     preloaded = _all_rows(store, dataset_id, cache)
     assert cache.preloaded == 1 and cache.loads == 0  # the first query did not read the CSV
@@ -64,6 +75,53 @@ def test_bridge_preload_serves_the_first_query_with_the_csv_table(tmp_path):
     assert not list(Path(tempfile.gettempdir()).glob(f"acp-preload-{os.getpid()}-*"))  # nothing left behind
     assert {r["typeof(id)"] for r in from_csv} == {"integer", "real"}  # the typed and the text path both ran
     assert {r["typeof(amount)"] for r in from_csv} == {"real", "null", "text"}
+
+
+def _group_by(store, dataset_id, cache):
+    sql = (f"SELECT channel, COUNT(*) AS n, SUM(amount) AS total, MIN(day) AS first, MAX(paid) AS paid "
+           f"FROM {dataset_id} GROUP BY channel")
+    conn, result = run_query(store, sql, cache)
+    try:
+        return list(result.records())
+    finally:
+        conn.close()
+
+
+def test_bridge_preload_splits_a_large_table_file_between_two_workers(tmp_path, monkeypatch):
+    # Issue 39.3: both cores are idle once the extraction answered; each worker loads half the lines,
+    # and the table is still the CSV's, rows in the file's order.
+    monkeypatch.setattr(preload, "SPLIT_BYTES", 1)
+    store, cache, loaders = DatasetStore(tmp_path / "p"), TableCache(), []
+    dataset_id = _extract(tmp_path, store, cache, 12_000, loaders=loaders)
+    preloaded = _all_rows(store, dataset_id, cache)
+    assert len(loaders[0]._procs) == 2 and cache.preloaded == 1 and cache.loads == 0
+    assert preloaded == _all_rows(store, dataset_id, None)
+    assert not list(Path(tempfile.gettempdir()).glob(f"acp-preload-{os.getpid()}-*"))
+
+
+def test_bridge_preload_reads_another_layout_whole_when_split(tmp_path, monkeypatch):
+    # A pretty-printed array is not a chunk of rows per line: the halves give up, one worker reads it all.
+    monkeypatch.setattr(preload, "SPLIT_BYTES", 1)
+    store, cache, loaders = DatasetStore(tmp_path / "p"), TableCache(), []
+    dataset_id = _extract(tmp_path, store, cache, 3_000, loaders=loaders, pretty=True)
+    preloaded = _all_rows(store, dataset_id, cache)
+    assert len(loaders[0]._procs) == 3 and cache.preloaded == 1 and cache.loads == 0
+    assert preloaded == _all_rows(store, dataset_id, None)
+
+
+def test_bridge_preload_indexes_the_likely_group_by_keys_before_the_first_query(tmp_path, monkeypatch):
+    # Issue 39.3: the first GROUP BY after an extraction reads a covering index instead of sorting:
+    # one for the text column and one for the date column with the fewest values; free text left out.
+    monkeypatch.setattr(preload, "INDEX_MIN_ROWS", 1_000)
+    monkeypatch.setattr(preload, "SPLIT_BYTES", 1)
+    store, cache, loaders = DatasetStore(tmp_path / "p"), TableCache(), []
+    dataset_id = _extract(tmp_path, store, cache, 12_000, loaders=loaders)
+    first = _group_by(store, dataset_id, cache)
+    assert loaders[0].indexes == ["acp_ahead_1", "acp_ahead_2"] and cache.loads == 0
+    made = dict(cache.indexes(store.get(dataset_id)))
+    assert '("channel", "id", "day", "amount", "paid")' in made["acp_ahead_1"]
+    assert '("day", "id", "channel", "amount", "paid")' in made["acp_ahead_2"]  # "extra" has 12,000 values
+    assert first == _group_by(store, dataset_id, None) and len(first) == 5  # web, app, "a,b", NULL, 12
 
 
 def test_bridge_preload_gives_way_past_the_budget(tmp_path):
