@@ -106,3 +106,30 @@ def test_served_result_text_is_readable_and_host_table_exact():
     assert table[0]["importe"] == NOISY and table[0]["iva"] == 3494.310000000001 and table[1]["importe"] == 0.30000000000000004
     assert repr(table[0]["importe"]) == "12790.109999999999" and repr(table[2]["importe"]) == "4857.99999999996"
     assert orjson.dumps(table) == orjson.dumps(ROWS)  # byte-identical to the rows the tool returned
+
+
+def _two_steps(value: float) -> float:
+    """The module docstring's rule applied to every value, without the short-repr shortcut."""
+    from analytics_acp.results.numbers import _kept_digits
+
+    if value != value or value in (0.0, float("inf"), float("-inf")):
+        return value
+    short = float(f"{value:.{_kept_digits(value)}g}")
+    return value if short == value or short in (float("inf"), float("-inf")) else short
+
+
+def test_short_floats_skip_the_formatting_and_read_the_same():
+    # Issue 39.1: a float whose shortest form has fewer than 13 digits returns at once (case 1's hot path);
+    # around that length, and for long and noisy values, the answer is the two steps' answer.
+    import random
+
+    rng = random.Random(39)
+    values = [1.25, -0.5, 5e-324, 1e22, 123456789012.5, 12345678901.25, 1234567890123.5, 0.1 + 0.2, NOISY, SUM_NOISE]
+    values += [round(rng.uniform(-1e9, 1e9), rng.randint(0, 6)) for _ in range(2000)]
+    values += [rng.uniform(-1, 1) * 10 ** rng.randint(-20, 20) for _ in range(2000)]
+    values += [sum(rng.choice((0.1, 0.2, 19.99, 1.25)) for _ in range(rng.randint(2, 300))) for _ in range(2000)]
+    for value in values:
+        got, want = readable_float(value), _two_steps(value)
+        assert repr(got) == repr(want), value
+        if len(repr(value)) <= 13:
+            assert got is value
