@@ -151,6 +151,6 @@ def cases(quick: bool) -> list[Case]:
     label = f"{n // 1_000_000}M" if n >= 1_000_000 else f"{n:,}"
     return [Case(
         key="big_extraction", title=f"2. big extraction ({label} rows x 6, SQLite -> acp-data CSV)",
-        target="<= 3", target_value=3.0, ours=s.ours, baseline=s.baseline, setup=s.setup, teardown=s.teardown,  # type: ignore[arg-type]
+        target="<= 2", target_value=2.0, ours=s.ours, baseline=s.baseline, setup=s.setup, teardown=s.teardown,  # type: ignore[arg-type]
         extra=s.extra, ours_label="bridge + databases -> acp-data/<id>.csv", baseline_label="sqlite3 -csv > file",
     )]
