@@ -196,7 +196,9 @@ class Preload:
 def _parts(fd: int) -> list[tuple[int, int | None]]:
     """Byte ranges for the workers: the whole file, or two halves split at the start of a line of rows."""
     size = os.fstat(fd).st_size
-    if size < SPLIT_BYTES:
+    if size < SPLIT_BYTES or not sys.platform.startswith("linux"):
+        # Linux only: there opening /dev/fd/N gives each worker its own file offset; elsewhere (macOS)
+        # it is a dup of the inherited descriptor, and two workers would move one shared offset.
         return [(0, None)]
     with open(f"/dev/fd/{fd}", "rb") as handle:  # its own offset: the workers open theirs
         handle.seek(size // 2)
