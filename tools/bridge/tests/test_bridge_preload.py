@@ -191,3 +191,22 @@ def test_bridge_preload_takes_a_number_column_with_ints_past_64_bits(tmp_path):
     finally:
         conn.close()
     assert {r["t"] for r in preloaded} == {"real"} and preloaded[7]["amount"] == float(2**70 + 7)
+
+
+def test_bridge_preload_frees_deleted_datasets_before_building_the_next(tmp_path, monkeypatch):
+    # A dataset deleted by hand no longer holds its table while the next preload builds one
+    # (bench case 2 deletes each round's dataset: the bridge's peak held two tables and their indexes).
+    store, cache, loaders = DatasetStore(tmp_path / "p"), TableCache(), []
+    first = _extract(tmp_path, store, cache, 3_000, loaders=loaders)
+    assert len(_all_rows(store, first, cache)) == 3_000 and cache.cached_ids() == [first]
+    (store.dir / f"{first}.csv").unlink()
+    seen, assemble = [], preload.Preload._assemble
+
+    def spy(self, keeper, outs):
+        seen.append(cache.cached_ids())  # what the cache holds while the new table is built
+        return assemble(self, keeper, outs)
+
+    monkeypatch.setattr(preload.Preload, "_assemble", spy)
+    second = _extract(tmp_path, store, cache, 3_000, loaders=loaders)
+    loaders[-1].wait()
+    assert seen == [[]] and cache.cached_ids() == [second]

@@ -161,11 +161,19 @@ class TableCache:
             if key in self._entries or not os.path.exists(key[0]):
                 keeper.close()
                 return
-            for stale in [k for k in self._entries if not os.path.exists(k[0])]:  # deleted datasets
-                self._entries.pop(stale).keeper.close()
+            self._drop_deleted()
             self._entries[key] = _Entry(uri=uri, keeper=keeper, size=db_bytes(keeper), table=table)
             self.preloaded += 1
             self._trim()
+
+    def drop_deleted(self) -> None:
+        """Free the tables of datasets whose CSV is gone (a preload calls it before it builds another table)."""
+        with self._lock:
+            self._drop_deleted()
+
+    def _drop_deleted(self) -> None:
+        for stale in [k for k in self._entries if not os.path.exists(k[0])]:
+            self._entries.pop(stale).keeper.close()
 
     def index_group_by(self, dataset: Any, shape: GroupShape) -> str | None:
         """Note that ``shape`` needed a sort over the cached ``dataset``; the second time, index it.

@@ -131,6 +131,7 @@ class Preload:
                 outs = self._outs[-1:]
             if answers is None:
                 return  # over the budget, or an error: the first query loads the CSV
+            self.cache.drop_deleted()  # a deleted dataset's table is not held beside the new one (peak memory)
             uri = memdb_uri()
             keeper = sqlite3.connect(uri, uri=True, check_same_thread=False)
             try:
