@@ -9,6 +9,7 @@ import tempfile
 from functools import partial
 from pathlib import Path
 
+import pytest
 from analytics_acp.tablefile import file_uri, write_table_file
 from analytics_acp_bridge.calls.results import store_extraction
 from analytics_acp_bridge.query import preload
@@ -92,7 +93,7 @@ def test_bridge_preload_splits_a_large_table_file_between_two_workers(tmp_path, 
     # and the table is still the CSV's, rows in the file's order.
     monkeypatch.setattr(preload, "SPLIT_BYTES", 1)
     store, cache, loaders = DatasetStore(tmp_path / "p"), TableCache(), []
-    dataset_id = _extract(tmp_path, store, cache, 12_000, loaders=loaders)
+    dataset_id = _extract(tmp_path, store, cache, 5_000, loaders=loaders)  # three lines of rows
     preloaded = _all_rows(store, dataset_id, cache)
     assert len(loaders[0]._procs) == 2 and cache.preloaded == 1 and cache.loads == 0
     assert preloaded == _all_rows(store, dataset_id, None)
@@ -113,18 +114,22 @@ def test_bridge_preload_indexes_the_likely_group_by_keys_before_the_first_query(
     # Issue 39.3: the first GROUP BY after an extraction reads a covering index instead of sorting:
     # one for the text column and one for the date column with the fewest values; free text left out.
     monkeypatch.setattr(preload, "INDEX_MIN_ROWS", 1_000)
+    monkeypatch.setattr(preload, "DISTINCT_CAP", 100)
     monkeypatch.setattr(preload, "SPLIT_BYTES", 1)
     store, cache, loaders = DatasetStore(tmp_path / "p"), TableCache(), []
-    dataset_id = _extract(tmp_path, store, cache, 12_000, loaders=loaders)
+    dataset_id = _extract(tmp_path, store, cache, 5_000, loaders=loaders)
     first = _group_by(store, dataset_id, cache)
     assert loaders[0].indexes == ["acp_ahead_1", "acp_ahead_2"] and cache.loads == 0
     made = dict(cache.indexes(store.get(dataset_id)))
     assert '("channel", "id", "day", "amount", "paid")' in made["acp_ahead_1"]
-    assert '("day", "id", "channel", "amount", "paid")' in made["acp_ahead_2"]  # "extra" has 12,000 values
+    assert '("day", "id", "channel", "amount", "paid")' in made["acp_ahead_2"]  # "extra": past the cap
     assert first == _group_by(store, dataset_id, None) and len(first) == 5  # web, app, "a,b", NULL, 12
 
 
-def test_bridge_preload_gives_way_past_the_budget(tmp_path):
+@pytest.mark.parametrize("split", [False, True])
+def test_bridge_preload_gives_way_past_the_budget(tmp_path, monkeypatch, split):
+    if split:  # each half is over the budget too: no worker keeps going, the first query loads the CSV
+        monkeypatch.setattr(preload, "SPLIT_BYTES", 1)
     store, cache = DatasetStore(tmp_path / "p"), TableCache(budget_bytes=64 * 1024)
     dataset_id = _extract(tmp_path, store, cache, 12_000)
     rows = _all_rows(store, dataset_id, cache)
