@@ -35,12 +35,12 @@ def test_bridge_discovery_folders_and_precedence(tmp_path):
 
 
 def test_bridge_discovery_folder_acp_gets_its_own_cache(tmp_path, monkeypatch):
-    from analytics_acp_bridge.factory import _cache_dir
+    from analytics_acp_bridge.factory import acp_cache_dir
     from analytics_acp_bridge.fleet.discovery import AcpLaunch
 
     monkeypatch.setenv("ACP_CACHE_DIR", str(tmp_path / "cache"))
     folder = AcpLaunch(id="databases", name="databases", origin="folder", folder=tmp_path / "acps" / "databases")
     installed = AcpLaunch(id="databases", name="databases", origin="installed")
     # 13.1: a folder ACP's cache differs from the installed connector's with the same id (which inherits ACP_CACHE_DIR)
-    assert _cache_dir(folder) == tmp_path / "cache" / "bridge-acps" / "databases"
-    assert _cache_dir(installed) is None
+    assert acp_cache_dir(folder) == tmp_path / "cache" / "bridge-acps" / "databases"
+    assert acp_cache_dir(installed) is None
