@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from analytics_acp.kit.served import START_TIMEOUT_S
 
 sys.path.insert(0, str(Path(__file__).parent / "external"))
 import acp_external  # noqa: E402
@@ -18,6 +19,10 @@ INSPECTOR = acp_external.NODE_MODULES / "@modelcontextprotocol" / "inspector" / 
 
 # The Inspector starts stdio servers with a minimal environment: forward what the suite's fence needs.
 FORWARD_ENV = ("PYTHONPATH", "ANALYTICS_ACP_NETGUARD", "ACP_CACHE_DIR", "ACP_TMP_DIR")
+# The Inspector gives a server 15 s to answer initialize, and over stdio that includes the server's cold start
+# (Python, the SDK, the connector): on a loaded CI machine that took longer ("Connection timed out after
+# 15000 ms"). Our own start bound (the kit's serve_http, the bridge's fleet) is START_TIMEOUT_S: use it here.
+CONNECT_TIMEOUT = ("--connect-timeout", str(int(START_TIMEOUT_S * 1000)))
 
 
 def inspector(tmp_path, target, *args, returncode=0):
@@ -29,8 +34,8 @@ def inspector(tmp_path, target, *args, returncode=0):
     env = acp_external.node_env()
     env["MCP_CATALOG_PATH"] = str(tmp_path / "inspector-catalog.json")  # never the user's ~/.mcp-inspector
     forwarded = [] if target[0].startswith("http") else [a for k in FORWARD_ENV if k in env for a in ("-e", f"{k}={env[k]}")]
-    proc = subprocess.run([str(acp_external.NODE), str(INSPECTOR), "--cli", *forwarded, *target, *args], capture_output=True,
-                          text=True, env=env, cwd=tmp_path, timeout=180)
+    proc = subprocess.run([str(acp_external.NODE), str(INSPECTOR), "--cli", *CONNECT_TIMEOUT, *forwarded, *target, *args],
+                          capture_output=True, text=True, env=env, cwd=tmp_path, timeout=START_TIMEOUT_S + 60)
     assert proc.returncode == returncode, proc.stderr[-3000:]
     return json.loads(proc.stdout)
 
