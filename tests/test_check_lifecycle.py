@@ -109,11 +109,21 @@ def test_check_gives_up_at_its_overall_bound_and_leaves_no_server():
         check = Check(listener, "--max-time", "20")
         assert check.wait() == 1
         lines = check.text()
-    assert listener.accepted  # the run really waited on the upstream
-    starts = [running for line, running in check.lines if line.startswith("pass  package.starts")]
-    assert starts == [True]  # printed while the run went on, not at its end
-    assert any(line.startswith("..    autocontext") for line in lines)
-    assert lines[-1].startswith("checklist: gave up after 20 s at autocontext")
+        reached_upstream = listener.accepted > 0
+    # The bound counts from the check's start, whatever step it is in: unloaded, the run is blocked on the silent
+    # upstream at "autocontext" when it fires; at load ~15 the ga4 server was still starting at 20 s (and a test
+    # that insisted on the upstream failed). So the claim is the bound itself: the run gives up at 20 s, names
+    # the step it was in (the last one it announced) and leaves no server, at whichever step that was.
+    steps = [line.removeprefix("..    ") for line in lines if line.startswith("..    ")]
+    assert steps and steps[0] == "package.starts", lines
+    assert lines[-1].startswith(f"checklist: gave up after 20 s at {steps[-1]} ("), lines
+    # Each item line printed while the run went on, not at its end.
+    items = [running for line, running in check.lines if line.split(" ", 1)[0] in ("pass", "fail", "n/a")]
+    assert items and all(items)
+    if reached_upstream:  # Google's endpoints are first called at autocontext, and never answer: it went no further
+        assert steps[-1] == "autocontext", lines
+        assert [line for line in lines if line.startswith("pass  package.starts")]
+    print(f"gave up at {steps[-1]!r}, upstream reached: {reached_upstream}")
     _nothing_left(check)
 
 
