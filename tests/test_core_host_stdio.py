@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+import signal
+import subprocess
 import sys
 import textwrap
 
@@ -10,7 +12,7 @@ import anyio
 import mcp_types as types
 import orjson
 import pytest
-from analytics_acp.host.stdio import parse_line, stdio_transport
+from analytics_acp.host.stdio import LIVE_SERVERS, parse_line, stdio_transport, stop_live_servers
 
 
 def test_a_response_keeps_its_result_as_parsed_json():
@@ -83,3 +85,20 @@ async def test_a_server_that_ignores_stdin_close_and_sigterm_is_killed_with_its_
         await anyio.sleep(0.01)
     else:
         pytest.fail("the server's child survived the stop")
+
+
+def test_stop_live_servers_leaves_the_reaping_to_the_process_owner():
+    # The page's lifespan calls stop_live_servers while its event loop's child watcher waits on the same
+    # pid: when stop_live_servers reaped the server, the watcher found no child and logged "Unknown child
+    # process pid N, will report returncode 255" on the page's stderr (1 run in 6 under load). Here the
+    # owner is a Popen: a server reaped behind its back would read as exit 0, not as killed by SIGTERM.
+    server = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(120)"], start_new_session=True)
+    LIVE_SERVERS.add(server.pid)
+    try:
+        stop_live_servers(bound_s=30)  # returns as soon as the server has exited (SIGTERM's default action)
+        assert server.wait(timeout=30) == -signal.SIGTERM
+    finally:
+        LIVE_SERVERS.discard(server.pid)
+        if server.poll() is None:
+            server.kill()
+            server.wait(timeout=30)

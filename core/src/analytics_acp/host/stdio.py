@@ -63,17 +63,29 @@ def stop_live_servers(bound_s: float = 8.0) -> None:
     waiting = set(pids)
     while waiting and time.monotonic() < deadline:
         for pid in list(waiting):
-            try:
-                done, _ = os.waitpid(pid, os.WNOHANG)
-            except ChildProcessError:
-                done = pid
-            if done:
+            if _exited_unreaped(pid):
                 waiting.discard(pid)
         if waiting:
             time.sleep(0.02)
     for pid in waiting:
         with suppress(OSError):
             os.killpg(pid, signal.SIGKILL)
+
+
+def _exited_unreaped(pid: int) -> bool:
+    """Whether child ``pid`` has exited, leaving it for its owner to reap.
+
+    The owner is the event loop's child watcher (``anyio.open_process``): a loop still running (the page's
+    lifespan, a bridge stopped by a signal) waits on the pid itself. Reaping it here raced that watcher,
+    which then logged "Unknown child process pid N, will report returncode 255" on stderr; WNOWAIT only
+    looks. Where ``os.waitid`` is missing (macOS before Python 3.13) the old reaping poll is kept.
+    """
+    try:
+        if hasattr(os, "waitid"):
+            return os.waitid(os.P_PID, pid, os.WEXITED | os.WNOHANG | os.WNOWAIT) is not None
+        return os.waitpid(pid, os.WNOHANG)[0] != 0
+    except ChildProcessError:  # already reaped by its owner, or not our child
+        return True
 
 
 @asynccontextmanager
