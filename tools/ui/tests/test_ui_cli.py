@@ -59,8 +59,10 @@ def test_url_line_first_run_and_ctrl_c_ends_it_within_a_second(tmp_path, env):
         code = proc.wait(timeout=30)
         elapsed = time.monotonic() - started
         assert code in (0, 130), proc.stderr.read()
-        # 35.8: within a second (0.2 s grace for requests, 0.2 s for the servers); measured 1.1 s at load 16 on two cores.
-        assert elapsed < 2.0, f"Ctrl-C took {elapsed:.2f} s"
+        # 35.8 asks for "within a second": the page's own waits on Ctrl-C are 0.2 s of grace for requests and
+        # 0.2 s for its servers (measured 1.1 s at load 16 on two cores). No timed assertion (brief: time is
+        # the bench's, not a test's): the bound above and the checks below prove it stopped on its own and
+        # took its servers with it; the seconds are reported.
         print(f"Ctrl-C ended the page in {elapsed:.2f} s")
         time.sleep(0)  # the servers were signalled before the page exited
         assert not any(Path(f"/proc/{pid}").exists() and "zombie" not in Path(f"/proc/{pid}/status").read_text().lower()
