@@ -34,6 +34,16 @@ ACCEPTED = [
     ("sqlite", "EXPLAIN QUERY PLAN SELECT * FROM ventas"),
     ("mysql", "SELECT `a` FROM `t` WHERE x = 'it''s; DROP TABLE t'"),
     ("mysql", "EXPLAIN FORMAT=JSON SELECT 1"),
+    # Issue 38.9 (mutation run): every option word EXPLAIN may carry unparenthesized, in the dialect that has it.
+    ("postgres", "EXPLAIN ANALYZE VERBOSE SELECT 1"),
+    ("postgres", "EXPLAIN ANALYSE SELECT 1"),
+    ("postgres", "EXPLAIN (FORMAT YAML, COSTS OFF, BUFFERS ON) SELECT 1"),
+    ("mysql", "EXPLAIN FORMAT=TREE SELECT 1"),
+    ("mysql", "EXPLAIN FORMAT=TRADITIONAL SELECT 1"),
+    ("mysql", "EXPLAIN ANALYZE FORMAT=TREE SELECT 1"),
+    ("mysql", "EXPLAIN EXTENDED SELECT 1"),
+    ("mysql", "EXPLAIN PARTITIONS SELECT 1"),
+    ("duckdb", "EXPLAIN ANALYZE SELECT 1"),
     ("mysql", "SELECT 1 /* ! not executable: a space first */ FROM DUAL"),
     ("mysql", "SELECT 1 --1 AS x"),  # MySQL reads 1 - -1 here, and so does the guard
     ("postgres", "SELECT 1 /*! a plain comment in PostgreSQL */"),
@@ -85,6 +95,7 @@ REJECTED = [
     ("mysql", "SELECT 1 INTO DUMPFILE '/tmp/x'", "SELECT ... INTO"),
     ("postgres", "SELECT * FROM t FOR UPDATE", "FOR UPDATE"),
     ("postgres", "EXPLAIN ANALYZE DELETE FROM t", "DELETE"),
+    ("mysql", "EXPLAIN PARTITIONS DELETE FROM t", "DELETE"),  # EXPLAIN's own path guards what follows the options
     ("postgres", "TRUNCATE t", "TRUNCATE"),
     ("postgres", "PREPARE p AS DELETE FROM t", "PREPARE"),
     ("postgres", "BEGIN", "BEGIN"),
@@ -335,3 +346,9 @@ def test_sqlite_and_duckdb_urls_get_the_file_fences(sales_db, duck_db, make_ctx,
         with pytest.raises(sa_exc.DBAPIError):
             session.conn.exec_driver_sql("DELETE FROM ventas")
     assert consume(run_execute_sql(ExecuteSql.parse({"sql": "SELECT count(*) AS n FROM ventas"}), make_ctx(duck_url, "tienda"))) == [{"n": 360}]
+
+
+def test_a_word_valid_only_inside_explains_parentheses_is_not_skipped_outside_them():
+    # PostgreSQL takes COSTS, BUFFERS, FORMAT YAML... only in EXPLAIN (...); outside, the word is the query's start.
+    with pytest.raises(InvalidArguments, match="'COSTS' does not start a SQL statement"):
+        check_sql("EXPLAIN COSTS SELECT 1", "postgres")
