@@ -83,3 +83,46 @@ def test_a_line_cut_by_a_crash_is_ended_and_skipped(tmp_path):
     assert [e["tool"] for e in activity.read(tmp_path)] == ["after", "before"]
     assert [e["tool"] for e in activity.read(tmp_path, outcome="error")] == ["after"]
     assert [e["tool"] for e in activity.read(tmp_path, source="s")] == ["after"]
+
+
+def test_a_writer_stuck_holding_the_lock_does_not_stop_the_record(tmp_path, monkeypatch, caplog):
+    """Every wait is bounded: another process holding the folder's lock for ever costs the lock, not the record."""
+    import fcntl
+    import logging
+    import os
+
+    monkeypatch.setattr(activity, "LOCK_WAIT_S", 0.3)
+    held = os.open(tmp_path, os.O_RDONLY | os.O_DIRECTORY)
+    fcntl.flock(held, fcntl.LOCK_EX)  # a stuck peer: this descriptor is another open file description
+    try:
+        record = ActivityLog(tmp_path, Redactor())
+        record.add(record.entry(tool="t", arguments={}))
+        with caplog.at_level(logging.WARNING, logger="analytics_acp_bridge"):
+            assert record.flush()
+        assert [e["tool"] for e in activity.read(tmp_path)] == ["t"]
+        assert "stayed locked" in caplog.text
+        assert (tmp_path / activity.FILE).stat().st_mode & 0o777 == 0o600  # the person's arguments: private
+        record.close()
+    finally:
+        os.close(held)
+
+
+def test_a_fault_in_the_record_never_replaces_the_calls_answer(caplog):
+    """Bridge.run records in its `finally`: a fault there must be logged (type only), never raised over the answer."""
+    import logging
+
+    from analytics_acp_bridge.bridge import Bridge
+
+    class Record:
+        def add(self, entry):
+            raise AssertionError("never reached")
+
+    class Broken:
+        activity = Record()
+
+        def _entry(self, *args):
+            raise KeyError("a secret-looking message")
+
+    with caplog.at_level(logging.WARNING, logger="analytics_acp_bridge"):
+        Bridge._record(Broken(), "db__execute_sql", {}, None, 0.1, "mcp", None)  # type: ignore[arg-type]
+    assert "db__execute_sql was not recorded (KeyError)" in caplog.text and "secret-looking" not in caplog.text

@@ -215,3 +215,34 @@ def test_bridge_preload_frees_deleted_datasets_before_building_the_next(tmp_path
     second = _extract(tmp_path, store, cache, 3_000, loaders=loaders)
     loaders[-1].wait()
     assert seen == [[]] and cache.cached_ids() == [second]
+
+
+def test_bridge_preload_kills_a_stuck_worker_at_its_bound_and_the_query_loads_the_csv(tmp_path, monkeypatch):
+    """Every wait is bounded: a worker that never answers is killed at WORK_BOUND_S; the first query then reads
+    the CSV itself (nothing lost, nothing left running)."""
+    stuck = tmp_path / "stuck-python"
+    stuck.write_text("#!/bin/sh\nexec sleep 600\n")  # called as `<python> -m ...loadworker`: answers nothing
+    stuck.chmod(0o755)
+    monkeypatch.setattr(preload, "WORK_BOUND_S", 0.5)
+    monkeypatch.setattr(preload.sys, "executable", str(stuck))
+    store, cache, loaders = DatasetStore(tmp_path / "p"), TableCache(), []
+    dataset_id = _extract(tmp_path, store, cache, 2_000, loaders=loaders)
+    monkeypatch.undo()  # the query's own process work (if any) runs with the real interpreter
+    rows = _all_rows(store, dataset_id, cache)
+    assert len(rows) == 2_000 and cache.preloaded == 0 and cache.loads == 1
+    assert all(proc.poll() is not None for proc in loaders[0]._procs)  # the stuck worker was killed
+
+
+@pytest.mark.parametrize("data", [
+    b'[{"a": 1, "b": "x"}, {"a": 2.5, "b": null}]', b'[{"a": 12345678901234567890123}]', b'[{"a": NaN}]',
+    b'[{"a": Infinity}]', b'[{"a": 1,}]', b'[1, 2, 3]', b'[]', b'not json', b'[{"a": "0000000000000000000"}]',
+])
+def test_the_worker_reads_table_lines_as_the_core_does(data):
+    """loadworker keeps its own copy of the core's line parser (importing the core would cost the worker ~0.2 s
+    of its start): both must read every line alike, and agree on the layout's limits."""
+    from analytics_acp import tablefile
+    from analytics_acp_bridge.query import loadworker
+
+    assert loadworker._parse(data) == tablefile._parse(data)
+    assert loadworker.MAX_LINE == tablefile.MAX_LINE
+    assert loadworker._DIGITS == tablefile._DIGITS and loadworker._LONG_RUN == tablefile._LONG_RUN

@@ -205,6 +205,8 @@ def test_a_paid_query_over_the_cost_limit_runs_nothing_until_a_higher_limit_is_c
     tab.get_by_role("button", name="Run").click()
     tab.get_by_text("would cost more than this source's cost limit").wait_for()
     shot(tab, "query-cost-limit")
+    # The ACP's message tells the model to ask the user; on the page the person is the user (the form is the way).
+    assert "ask the user" not in tab.content().lower()
     assert datasets() == [] and [e["outcome"] for e in priced()] == ["error"] and priced()[0]["cost_usd"] == 5.0
     assert tab.get_by_label("Cost limit for this run (USD)").input_value() == "5.00"
     # Without the tick nothing runs (the browser asks for it; the server refuses it too).

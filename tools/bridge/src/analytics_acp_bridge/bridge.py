@@ -221,7 +221,16 @@ class Bridge:
             answer = await self._run(name, arguments or {}, progress, with_apps, limits)
             return answer
         finally:
-            self.activity.add(self._entry(name, arguments or {}, answer, time.monotonic() - started, via, limits))
+            self._record(name, arguments or {}, answer, time.monotonic() - started, via, limits)
+
+    def _record(self, name: str, arguments: dict[str, Any], answer: Answer | None, seconds: float, via: str,
+                limits: dict[str, Any] | None) -> None:
+        # Runs in the call's `finally`: a fault in the record must never replace the call's answer.
+        assert self.activity is not None
+        try:
+            self.activity.add(self._entry(name, arguments, answer, seconds, via, limits))
+        except Exception as exc:  # noqa: BLE001 - logged with its type only (the message could hold a secret)
+            log.warning("activity: the call to %s was not recorded (%s)", name, type(exc).__name__)
 
     def _entry(self, name: str, arguments: dict[str, Any], answer: Answer | None, seconds: float, via: str,
                limits: dict[str, Any] | None) -> dict[str, Any]:

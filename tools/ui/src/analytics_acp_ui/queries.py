@@ -8,13 +8,12 @@ renamed over it); a file that cannot be read as this shape is reported and never
 from __future__ import annotations
 
 import json
-import os
 import re
-import tempfile
 import uuid
 from pathlib import Path
 from typing import Any
 
+from analytics_acp.secret_store import write_atomic
 from analytics_acp_bridge.store.activity import now_iso
 
 FILE = "queries.json"
@@ -80,12 +79,4 @@ def delete(data_dir: Path, query_id: str) -> bool:
 
 def _write(path: Path, queries: list[dict[str, Any]]) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            json.dump({"queries": queries}, handle, ensure_ascii=False, indent=2)
-            handle.write("\n")
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    write_atomic(path, json.dumps({"queries": queries}, ensure_ascii=False, indent=2) + "\n", 0o600)

@@ -31,6 +31,7 @@ keep today's path (loaded on first query).
 from __future__ import annotations
 
 import contextlib
+import logging
 import os
 import sqlite3
 import subprocess
@@ -47,10 +48,12 @@ from .groupshape import MAX_COLUMNS
 from .loadworker import LAYOUT, MAX_LINE
 from .tableload import load_sql, quote
 
+log = logging.getLogger("analytics_acp_bridge")
 ENV_PRELOAD = "ACP_BRIDGE_PRELOAD"  # "0": no worker; the first query loads the CSV as before
 SPLIT_BYTES = 8 * 1024 * 1024  # a table file this big is loaded by two workers, a half each
 INDEX_MIN_ROWS = 100_000  # below this a GROUP BY sorts in tens of milliseconds: no index ahead of time
 DISTINCT_CAP = 10_000  # a column with more distinct values is not a likely GROUP BY key
+WORK_BOUND_S = 600.0  # every wait is bounded: workers still loading after this are killed (the CSV path takes over)
 GROUPABLE = ("string", "date")  # a category and a date: the keys an analysis groups by first, one index each
 
 
@@ -119,8 +122,9 @@ class Preload:
             self._fd = None
 
     def wait(self) -> None:
-        """Until the workers' table (and its indexes) is in the cache or given up (a query over this dataset waits)."""
-        self.done.wait()
+        """Until the workers' table (and its indexes) is in the cache or given up (a query over this dataset waits);
+        bounded: past the workers' own bound the query loads the CSV itself."""
+        self.done.wait(WORK_BOUND_S + 60)
 
     def _run(self, specs: list[bytes]) -> None:
         assert self._key is not None
@@ -143,8 +147,8 @@ class Preload:
                 keeper.close()
                 raise
             self.cache.adopt(self._key, uri, keeper, self.table, self)
-        except (OSError, sqlite3.Error, ValueError, KeyError):
-            pass  # the first query loads the CSV as before
+        except (OSError, sqlite3.Error, ValueError, KeyError, subprocess.TimeoutExpired) as exc:
+            log.debug("preload of %s given up (%s): the first query loads the CSV", self.table, type(exc).__name__)
         finally:
             self._finish()
 
@@ -155,8 +159,20 @@ class Preload:
             assert proc.stdin is not None
             proc.stdin.write(spec)
             proc.stdin.close()
-        answers = [proc.stdout.read() if proc.stdout else b"" for proc in procs]  # blocks in the OS: the GIL is free
-        codes = [proc.wait() for proc in procs]
+        # A stuck worker is killed at the bound: its stdout closes, the reads below end, its code is not 0.
+        def kill_stuck() -> None:
+            for proc in procs:
+                if proc.poll() is None:
+                    proc.kill()
+
+        timer = threading.Timer(WORK_BOUND_S, kill_stuck)
+        timer.daemon = True
+        timer.start()
+        try:
+            answers = [proc.stdout.read() if proc.stdout else b"" for proc in procs]  # blocks in the OS: the GIL is free
+            codes = [proc.wait(WORK_BOUND_S) for proc in procs]
+        finally:
+            timer.cancel()
         return answers if all(code == 0 for code in codes) else None
 
     def _assemble(self, keeper: sqlite3.Connection, outs: list[str]) -> None:

@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import contextlib
 import datetime as _dt
-import fcntl
 import json
 import logging
 import os
@@ -38,6 +37,7 @@ from analytics_acp.envelope import cut_long_strings
 from ..sources.redact import Redactor
 
 log = logging.getLogger("analytics_acp_bridge")
+LOCK_WAIT_S = 10.0  # another writer (the page, a second bridge) holds the folder lock for one batch at most
 
 FILE = "activity.jsonl"
 KEEP = 2  # rotated files kept: activity.1.jsonl, activity.2.jsonl
@@ -161,9 +161,24 @@ class ActivityLog:
     @contextlib.contextmanager
     def _locked(self) -> Iterator[None]:
         # The folder itself is the lock (flock works on a directory): no lock file left beside the datasets.
+        try:
+            import fcntl
+        except ImportError:  # Windows: one writer thread per process; O_APPEND keeps each batch's lines whole
+            yield
+            return
         lock = os.open(self.folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
         try:
-            fcntl.flock(lock, fcntl.LOCK_EX)
+            # Bounded (every wait is): another process holding the lock past LOCK_WAIT_S is stuck; this batch is
+            # then appended without it (one O_APPEND write of whole lines), and the log says so.
+            stop = threading.Event()
+            for _ in range(int(LOCK_WAIT_S / 0.05)):
+                try:
+                    fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                    break
+                except BlockingIOError:
+                    stop.wait(0.05)
+            else:
+                log.warning("activity: %s stayed locked for %g s; appending without the lock", self.folder, LOCK_WAIT_S)
             yield
         finally:
             os.close(lock)  # releases the flock
@@ -180,7 +195,7 @@ class ActivityLog:
                 return self._fd
             os.close(self._fd)
             self._fd = None
-        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)  # arguments are the person's
         size = os.fstat(fd).st_size
         if size:
             with open(path, "rb") as reader:  # a line a crash cut short is ended before the next one

@@ -9,8 +9,10 @@ knows. Each entry links to the datasets it saved (the Datasets view); a failed c
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
+import anyio
 from analytics_acp_bridge.store import activity as record
 from starlette.datastructures import FormData
 from starlette.requests import Request
@@ -48,8 +50,28 @@ def plain_error(error: Any) -> dict[str, str]:
         return {"words": "The call failed.", "message": "", "name": ""}
     name = str(error.get("name") or "")
     code = error.get("code")
-    return {"words": ERROR_WORDS.get(name, "The call failed."), "message": str(error.get("message") or ""),
+    return {"words": ERROR_WORDS.get(name, "The call failed."), "message": for_a_person(str(error.get("message") or "")),
             "name": f"{name} ({code})" if isinstance(code, int) else name}
+
+
+# ACP messages are written for the model ("…or ask the user to raise the limit"); on the page the person
+# is the user, and the page offers its own way (the higher-limit form). Such sentences are left out here.
+_TRAILING_OR = re.compile(r"\s+or\s*$", re.IGNORECASE)
+
+
+def for_a_person(message: str) -> str:
+    """An ACP message as a person reads it on the page: clauses that tell the model to ask the user dropped."""
+    parts = []
+    for sentence in re.split(r"(?<=[.!?])\s+", message):
+        lowered = sentence.lower()
+        if "ask the user" not in lowered:
+            parts.append(sentence)
+            continue
+        head = sentence[: lowered.index("ask the user")]
+        head = _TRAILING_OR.sub("", head.rstrip(" ,;:")).rstrip(" ,;:")
+        if head.strip():
+            parts.append(head.rstrip(".") + ".")
+    return " ".join(parts).strip()
 
 
 def _row(entry: dict[str, Any], known: set[str]) -> dict[str, Any]:
@@ -81,9 +103,12 @@ async def activity_page(request: Request) -> Response:
     outcome = request.query_params.get("outcome") or None
     if outcome not in {o for o, _ in OUTCOMES}:
         outcome = None
-    entries = state.redactor.value(record.read(s.dir, source=source, outcome=outcome, limit=SHOWN))
+    # One read of the record (up to three files of a few MiB), off the page's event loop, which also runs queries.
+    everything = await anyio.to_thread.run_sync(lambda: record.read(s.dir, limit=10**9))  # bounded by rotation
+    picked = [e for e in everything if (source is None or e.get("source") == source)
+              and (outcome is None or e.get("outcome") == outcome)][:SHOWN]
+    entries = state.redactor.value(picked)
     known = {d.id for d in s.list()}
-    everything = record.read(s.dir, limit=5000)
     sources = sorted({str(e.get("source")) for e in everything if e.get("source")})
     return render(request, "activity.html", {
         "entries": [_row(e, known) for e in entries], "sources": sources, "source": source or "",

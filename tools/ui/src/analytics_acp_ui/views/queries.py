@@ -84,7 +84,8 @@ async def queries_page(request: Request) -> Response:
         error = None
     except queries.QueriesFileError as exc:
         saved, error = [], str(exc)
-    rows = [{**q, "args_text": json.dumps(q.get("arguments") or {}, ensure_ascii=False)[:600]} for q in saved]
+    scrub = ui(request).runner.scrub  # saved masked; scrubbed again with today's secrets (a file edited by hand)
+    rows = [{**q, "args_text": json.dumps(scrub.value(q.get("arguments") or {}), ensure_ascii=False)[:600]} for q in saved]
     return render(request, "queries.html", {"saved": rows, "file_error": error, "file": str(queries.path_of(s.dir))})
 
 
@@ -187,7 +188,8 @@ async def run_page(request: Request) -> Response:
                         f"«{run.datasets[0]['id']}».")
         return RedirectResponse(f"/datasets/{run.datasets[0]['id']}", status_code=303)
     return render(request, "run.html", {"run": run, "error": plain_error(run.error) if run.error else None,
-                                        "args_text": json.dumps(run.arguments, ensure_ascii=False)[:4000]})
+                                        "args_text": json.dumps(ui(request).runner.scrub.value(run.arguments),
+                                                                ensure_ascii=False)[:4000]})
 
 
 async def cancel_run(request: Request, form: FormData) -> Response:
