@@ -162,7 +162,7 @@ async def test_the_check_runner_bounds_async_checks_and_refuses_past_its_stuck_t
             for check in (never, blocked, blocked):
                 with pytest.raises(AcpError, match="did not finish checking the set-up within 0.1 s"):
                     await checks.run(check, None, {})
-            assert checks.running == 2  # two abandoned threads still blocked
+            assert checks.running == 2 and checks.stuck == 2  # two abandoned threads still blocked
             with pytest.raises(AcpError) as refused:
                 await checks.run(lambda c, k: None, None, {})
             assert refused.value.name == "ACP_UPSTREAM_ERROR" and refused.value.message == (
@@ -176,3 +176,21 @@ async def test_the_check_runner_bounds_async_checks_and_refuses_past_its_stuck_t
                 await checks.run(revoked, None, {})
     finally:
         release.set()
+
+
+async def test_checks_in_flight_at_once_are_not_stuck_ones():
+    """A burst of sessions configuring at once (the 4b bench: 50 HTTP sessions) has many checks running together;
+    only checks given up on count toward the refusal (it refused them all past max_stuck=4 before)."""
+    import threading
+
+    gate = threading.Barrier(8, timeout=BOUND_S)  # all eight checks run at the same time, then all finish
+    checks = setup_check.SetupChecks("demo", limit_s=BOUND_S, max_stuck=4)
+
+    def together(credentials, config):
+        gate.wait()
+
+    with anyio.fail_after(BOUND_S):
+        async with anyio.create_task_group() as tg:
+            for _ in range(8):
+                tg.start_soon(checks.run, together, None, {})
+    assert checks.running == 0 and checks.stuck == 0

@@ -107,12 +107,19 @@ class SetupChecks:
         self.max_stuck = max_stuck
         self._lock = threading.Lock()
         self._running = 0  # checks whose thread has not returned yet, the abandoned ones included
+        self._abandoned = 0  # of those, the ones whose caller gave up (past the bound, or cancelled): stuck
 
     @property
     def running(self) -> int:
         """Checks whose thread is still running (abandoned ones included)."""
         with self._lock:
             return self._running
+
+    @property
+    def stuck(self) -> int:
+        """Checks given up on whose thread still runs (what the refusal counts, not checks merely in flight)."""
+        with self._lock:
+            return self._abandoned
 
     async def run(self, check: Any, credentials: dict[str, Any] | None, config: dict[str, Any]) -> None:
         """``check(credentials, config)`` (sync, async or lazy): its own error, or ACP_UPSTREAM_ERROR past the bound."""
@@ -130,15 +137,18 @@ class SetupChecks:
                 "it reads (a file, a network drive) did not answer. Check the set-up, then try again.")
 
     async def _in_thread(self, fn: Callable[..., Any], *args: Any) -> Any:
+        # Only abandoned checks count: a burst of sessions configuring at once (50 over HTTP) has many checks in
+        # flight that are not stuck (the 4b bench was refused here when in-flight checks were counted).
         with self._lock:
-            if self._running >= self.max_stuck:
+            if self._abandoned >= self.max_stuck:
                 raise UpstreamError(
-                    f"The {self.connector_id} ACP still runs {self._running} set-up checks that did not finish (something "
+                    f"The {self.connector_id} ACP still runs {self._abandoned} set-up checks that did not finish (something "
                     "they read does not answer), so it starts no more. Check the set-up, or restart the ACP.")
             self._running += 1
         done = anyio.Event()
         token = anyio.lowlevel.current_token()
         outcome: dict[str, Any] = {}
+        state = {"finished": False, "abandoned": False}  # both read and written under self._lock
 
         def work() -> None:
             try:
@@ -148,13 +158,23 @@ class SetupChecks:
             finally:
                 with self._lock:
                     self._running -= 1
+                    state["finished"] = True
+                    if state["abandoned"]:
+                        self._abandoned -= 1
                 try:
                     anyio.from_thread.run_sync(done.set, token=token)
                 except RuntimeError:  # the event loop is gone (the waiter too): nothing to tell
                     pass
 
         threading.Thread(target=work, name=f"acp-check-setup-{self.connector_id}", daemon=True).start()
-        await done.wait()  # a cancel (or the bound) ends this wait at once; the thread is abandoned
+        try:
+            await done.wait()  # a cancel (or the bound) ends this wait at once; the thread is abandoned
+        except BaseException:
+            with self._lock:
+                if not state["finished"]:
+                    state["abandoned"] = True
+                    self._abandoned += 1
+            raise
         if "error" in outcome:
             raise outcome["error"]
         return outcome.get("value")
