@@ -84,7 +84,7 @@ mutation: venv .venv-mutation/.installed
 # The README pictures of `analytics-acp ui` come from its own Chromium tests (shot() in tools/ui/tests/uiharness.py).
 screenshots: venv
 	ANALYTICS_ACP_SCREENSHOT_DIR=$(CURDIR)/tools/ui/docs/screenshots $(BIN)/pytest -q -p no:cacheprovider \
-		tools/ui/tests/test_ui_page.py tools/ui/tests/test_ui_clients_datasets.py
+		tools/ui/tests/test_ui_page.py tools/ui/tests/test_ui_clients_datasets.py tools/ui/tests/test_ui_activity_queries.py
 
 clean:
 	rm -rf $(VENV) .venv-mutation dist .demo
