@@ -226,8 +226,9 @@ def test_bridge_preload_kills_a_stuck_worker_at_its_bound_and_the_query_loads_th
     monkeypatch.setattr(preload, "WORK_BOUND_S", 0.5)
     monkeypatch.setattr(preload.sys, "executable", str(stuck))
     store, cache, loaders = DatasetStore(tmp_path / "p"), TableCache(), []
+    # Both patches stay for the whole test: the preload's thread reads the bound when it hands the worker its
+    # spec, which may come after _extract returns (a first version undid them here and waited 600 s under load).
     dataset_id = _extract(tmp_path, store, cache, 2_000, loaders=loaders)
-    monkeypatch.undo()  # the query's own process work (if any) runs with the real interpreter
     rows = _all_rows(store, dataset_id, cache)
     assert len(rows) == 2_000 and cache.preloaded == 0 and cache.loads == 1
     assert all(proc.poll() is not None for proc in loaders[0]._procs)  # the stuck worker was killed
