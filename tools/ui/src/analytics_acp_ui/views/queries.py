@@ -103,12 +103,9 @@ async def new_query(request: Request) -> Response:
 async def saved_query(request: Request) -> Response:
     """GET /queries/{query_id} : a saved query in the editor."""
     state = ui(request)
-    try:
-        query = queries.get(store(request).dir, request.path_params["query_id"])
-    except queries.QueriesFileError as exc:
-        return problem(request, "Saved queries", str(exc), 409)
-    if query is None:
-        return problem(request, "Unknown query", "No saved query with that id.", 404)
+    query = _saved(request)
+    if isinstance(query, Response):
+        return query
     _, sources = await _sources(request)
     source, tool, context = _editor(request, sources, query.get("source"), query.get("tool"))
     if source is None or source["id"] != query.get("source") or tool is None or \
@@ -151,12 +148,9 @@ async def submit_query(request: Request, form: FormData) -> Response:
 async def run_saved(request: Request, form: FormData) -> Response:
     """POST /queries/{query_id}/run : run a saved query as it was saved."""
     state = ui(request)
-    try:
-        query = queries.get(store(request).dir, request.path_params["query_id"])
-    except queries.QueriesFileError as exc:
-        return problem(request, "Saved queries", str(exc), 409)
-    if query is None:
-        return problem(request, "Unknown query", "No saved query with that id.", 404)
+    query = _saved(request)
+    if isinstance(query, Response):
+        return query
     source = str(query.get("source") or "")
     run = state.runner.start(source, public_name(source, str(query.get("tool") or "")), dict(query.get("arguments") or {}))
     return RedirectResponse(f"/queries/runs/{run.id}", status_code=303)
@@ -224,3 +218,14 @@ async def raise_limit(request: Request, form: FormData) -> Response:
 def _text(form: FormData, name: str) -> str | None:
     value = form.get(name)
     return value if isinstance(value, str) else None
+
+
+def _saved(request: Request) -> dict[str, Any] | Response:
+    """The saved query the path names, or the page that says why there is none (unreadable file, unknown id)."""
+    try:
+        query = queries.get(store(request).dir, request.path_params["query_id"])
+    except queries.QueriesFileError as exc:
+        return problem(request, "Saved queries", str(exc), 409)
+    if query is None:
+        return problem(request, "Unknown query", "No saved query with that id.", 404)
+    return query
