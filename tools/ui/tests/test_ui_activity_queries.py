@@ -83,16 +83,6 @@ def browser():
         b.close()
 
 
-@pytest.fixture
-def tab(browser, world):
-    context = browser.new_context()
-    page = context.new_page()
-    page.set_default_timeout(90_000)
-    page.goto(world["page"].url)
-    yield page
-    context.close()
-
-
 def _no_secret(world, html):
     for literal in (world["url"], SECRET_DIR, "tok-ui-activity-literal"):
         assert literal not in html

@@ -62,16 +62,6 @@ def browser():
         b.close()
 
 
-@pytest.fixture
-def tab(browser, world):
-    context = browser.new_context(accept_downloads=True)
-    page = context.new_page()
-    page.set_default_timeout(90_000)
-    page.goto(world["page"].url)
-    yield page
-    context.close()
-
-
 def test_client_configuration_keeps_the_clients_other_servers_and_settings(tab, world):
     tab.get_by_role("link", name="Connect a client").click()
     shot(tab, "clients")

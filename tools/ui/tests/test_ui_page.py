@@ -78,16 +78,6 @@ def browser():
         yield b
 
 
-@pytest.fixture
-def tab(browser, world):
-    context = browser.new_context()
-    page = context.new_page()
-    page.set_default_timeout(90_000)
-    page.goto(world["page"].url)
-    yield page
-    context.close()
-
-
 def _sources(world) -> dict:
     path = world["project"] / "sources.json"
     return json.loads(path.read_text()) if path.exists() else {"sources": []}  # a test run alone starts with none
