@@ -9,7 +9,7 @@ import subprocess
 import sys
 
 EVERY_CASE = {
-    "per_call", "big_extraction", "peer_mcp_alchemy", "peer_dbhub", "acp_query_first", "acp_query_repeated",
+    "per_call", "per_call_floor", "big_extraction", "peer_mcp_alchemy", "peer_dbhub", "acp_query_first", "acp_query_repeated",
     "acp_query_first_extracted", "acp_query_after_pause",
     "build_declared", "build_inferred", "ga4_report", "http_sessions_p50", "http_sessions_p99", "http_sessions_wall",
     "bigquery_extraction", "gsc_extraction", "tools_list", "burst", "tools_list_apps", "view_page", "view_page_sorted",

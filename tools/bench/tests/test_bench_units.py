@@ -38,3 +38,22 @@ def test_tools_list_case_measures_the_running_bridge():
     assert after["largest_tool"][1] <= toolslist.TOOL_LIMIT_BYTES and after["approx_tokens"] == after["total_bytes"] // 4
     assert f"{after['total_bytes']:,} B | 41,681 B |" in markdown([result], {
         "cpu": "x", "cores": 2, "memory_gb": 1, "platform": "p", "python": "3", "sqlite3_cli": "", "node": "", "date": "d"})
+
+
+def test_case_1_floor_types_every_value_as_the_protocol_asks():
+    """Case 1's floor (issue 39.2) does the step ACP cannot skip, not less: every value is checked against
+    its declared type (8.6) and each row comes back in header order; a wrong value is refused."""
+    from analytics_acp_bench.fixtures.floor_server import HEADERS, typed
+    from analytics_acp_bench.fixtures.rows import make_rows
+
+    rows = make_rows(5)
+    rows[2] = dict(reversed(list(rows[2].items())))  # the tool's own key order differs
+    out = typed(rows)
+    assert [list(r) for r in out] == [[h["name"] for h in HEADERS]] * 5
+    assert out[3] == make_rows(5)[3]
+    for column, wrong in [("id", "7"), ("amount", "1.5"), ("amount", float("nan")), ("paid", 1), ("channel", 3),
+                          ("day", "2026-13-01"), ("day", 20260101)]:
+        bad = make_rows(3)
+        bad[1][column] = wrong
+        with pytest.raises(ValueError):
+            typed(bad)
