@@ -15,6 +15,10 @@ After each timed call the case waits, untimed, until the bridge's acp_query prel
 the new dataset has exited (it starts once the CSV is saved: tools/bridge preload.py), so no
 round times the previous round's preload (case 5 times the query that waits for it).
 
+CPU seconds per side (``*_cpu_s``, medians over the rounds; the main number on a shared machine,
+where wall times move with other jobs' load): the connector's and the bridge's utime + stime
+(psutil) from request to answer, and the sqlite3 shell's (``os.wait4``).
+
 A 10-row extraction runs untimed first (lazy imports are case 4's cost). Peak RSS of the bridge and of the connector are polled with psutil every 50 ms during the
 calls (``*_peak_rss_mib``) and read from the kernel's VmHWM at the end (``*_vm_hwm_mib``).
 """
@@ -23,7 +27,9 @@ from __future__ import annotations
 
 import csv
 import hashlib
+import os
 import shutil
+import statistics
 import subprocess
 import tempfile
 from pathlib import Path
@@ -38,10 +44,24 @@ SQL = f"SELECT * FROM {TABLE}"
 SQLITE3 = shutil.which("sqlite3") or "/usr/bin/sqlite3"
 
 
-def sqlite3_csv(db: Path, sql: str, out: Path) -> None:
-    """The baseline: the sqlite3 shell's CSV (header, CRLF rows) into ``out``."""
+def sqlite3_csv(db: Path, sql: str, out: Path) -> float:
+    """The baseline: the sqlite3 shell's CSV (header, CRLF rows) into ``out``; returns the shell's CPU seconds."""
     with open(out, "wb") as handle:
-        subprocess.run([SQLITE3, "-csv", "-header", "-newline", "\r\n", str(db), sql], stdout=handle, check=True)
+        proc = subprocess.Popen([SQLITE3, "-csv", "-header", "-newline", "\r\n", str(db), sql], stdout=handle)
+        _, status, usage = os.wait4(proc.pid, 0)
+        proc.returncode = os.waitstatus_to_exitcode(status)
+    if proc.returncode:
+        raise subprocess.CalledProcessError(proc.returncode, SQLITE3)
+    return usage.ru_utime + usage.ru_stime
+
+
+def cpu_s(proc: Any) -> float:
+    """utime + stime of a live process so far (children not included); 0.0 when it is gone."""
+    try:
+        times = proc.cpu_times()
+    except Exception:  # psutil.Error: the process ended
+        return 0.0
+    return float(times.user + times.system)
 
 
 def _sha256(path: Path) -> str:
@@ -93,14 +113,19 @@ class BigExtract:
         self.bridge_proc, children = self.bridge.processes()
         self.connector_proc = children[0] if children else None
         self.peaks = {"bridge": 0.0, "connector": 0.0}
+        self.cpu: dict[str, list[float]] = {"bridge": [], "connector": [], "sqlite3": []}
         # One small untimed extraction first: the connector imports its SQL stack on first use,
         # which is cold-start cost (case 4), not the cost of moving the rows.
         _, texts = self.bridge.call(f"{SOURCE}__execute_sql", {"sql": f"{SQL} LIMIT 10"})
         self.bridge.drop_dataset(self.bridge.dataset_of(texts))
 
     def ours(self) -> float:
-        with PeakRss({"bridge": self.bridge_proc, "connector": self.connector_proc}) as rss:
+        procs = {"bridge": self.bridge_proc, "connector": self.connector_proc}
+        before = {label: cpu_s(proc) for label, proc in procs.items() if proc is not None}
+        with PeakRss(procs) as rss:
             elapsed, texts = self.bridge.call(f"{SOURCE}__execute_sql", {"sql": SQL})
+        for label, start in before.items():
+            self.cpu[label].append(cpu_s(procs[label]) - start)
         for label, peak in rss.peaks.items():
             self.peaks[label] = max(self.peaks[label], peak)
         dataset = self.bridge.dataset_of(texts)
@@ -121,7 +146,7 @@ class BigExtract:
 
     def baseline(self) -> None:
         out = self.tmp / "baseline.csv"
-        sqlite3_csv(self.db, SQL, out)
+        self.cpu["sqlite3"].append(sqlite3_csv(self.db, SQL, out))
         out.unlink()
 
     def extra(self) -> dict[str, Any]:
@@ -130,6 +155,10 @@ class BigExtract:
         facts["connector_peak_rss_mib"] = round(self.peaks["connector"], 1)
         facts["bridge_vm_hwm_mib"] = vm_hwm_mib(self.bridge_proc)
         facts["connector_vm_hwm_mib"] = vm_hwm_mib(self.connector_proc)
+        for label, samples in self.cpu.items():
+            if samples:
+                facts[f"{label}_cpu_s"] = round(statistics.median(samples), 3)
+                facts[f"{label}_cpu_samples_s"] = [round(x, 3) for x in samples]
         facts["rss_target_mib"] = 400
         facts["rss_met"] = max(self.peaks.values()) <= 400 and all(
             (v or 0) <= 400 for v in (facts["bridge_vm_hwm_mib"], facts["connector_vm_hwm_mib"])
