@@ -215,6 +215,31 @@ def test_bad_row_shapes_are_clear_errors():
         build([{"a": 1}, (1,)], columns=["a"])
 
 
+def test_tuple_rows_converted_a_batch_at_a_time_match_row_by_row():
+    # Tuple/list rows go through one compiled comprehension per batch (bench case 2): odd values in the
+    # middle of a batch, lists beside tuples, declared order unlike the positions, one column.
+    rows: list = [(i, f"s{i}", i * 0.5, "2026-01-02") for i in range(3000)]
+    rows[1500] = ["7", 8, "0.25", dt.date(2026, 1, 3)]
+    rows[2999] = (None, None, float("nan"), None)
+    headers = [Header("d", "date"), Header("i", "integer"), Header("s", "string"), Header("f", "number")]
+    t = table_of(build(rows, columns=["i", "s", "f", "d"], headers=headers, row_limit=0, inline_max_bytes=10**9))
+    assert len(t) == 3000 and list(t[1]) == ["d", "i", "s", "f"]
+    assert t[1] == {"d": "2026-01-02", "i": 1, "s": "s1", "f": 0.5}
+    assert t[1500] == {"d": "2026-01-03", "i": 7, "s": "8", "f": 0.25}
+    assert t[2999] == {"d": None, "i": None, "s": None, "f": None}
+    assert table_of(build([(i,) for i in range(300)], columns=["a"], row_limit=0))[299] == {"a": 299}
+
+
+def test_bad_rows_late_in_a_batch_are_the_same_errors():
+    from analytics_acp.errors import UpstreamError
+
+    good = [(i, i) for i in range(300)]
+    with pytest.raises(UpstreamError, match="3 values but the tool named 2 columns"):
+        build([*good, (1, 2, 3), *good], columns=["a", "b"])
+    with pytest.raises(UpstreamError, match="mixed"):
+        build([*good, {"a": 1, "b": 2}, *good], columns=["a", "b"])  # a dict of two keys must not unpack as a row
+
+
 def test_declared_column_fast_path_still_converts_odd_values():
     # The compiled row function tests the common class inline; anything else goes to the converter.
     rows = [(i, str(i), i * 0.5) for i in range(50)] + [("7", 8, "0.25"), (None, None, float("nan"))]
