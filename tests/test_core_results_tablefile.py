@@ -117,6 +117,36 @@ def test_failure_mid_stream_leaves_no_file(tmp_path):
 
 
 # --- 8.6 inference over a spilled table: the second pass ---------------------------------------
+def test_a_spilled_table_streams_with_the_collector_paused_and_restores_it(tmp_path):
+    # Bench case 2: the cyclic GC's passes over a million rows' allocations are skipped while a spilled
+    # table streams; the collector comes back as it was, after an error too.
+    import gc
+
+    seen = []
+
+    def watched(total, fail=False):
+        for k, row in enumerate(rows_gen(total)):
+            if k == total - 1:
+                seen.append(gc.isenabled())
+            yield row
+        if fail:
+            raise RuntimeError("source failed")
+
+    assert build(watched(3000), inline_max_bytes=2000, tmp_dir=tmp_path).system_data["format"] == "file"
+    assert seen == [False] and gc.isenabled()
+    with pytest.raises(RuntimeError):
+        build(watched(3000, fail=True), inline_max_bytes=2000, tmp_dir=tmp_path)
+    assert gc.isenabled()
+    build(watched(10), inline_max_bytes=1 << 20, tmp_dir=tmp_path)  # inline: never paused
+    assert seen[-1] is True
+    gc.disable()
+    try:
+        build(watched(3000), inline_max_bytes=2000, tmp_dir=tmp_path)
+        assert not gc.isenabled()  # the app had turned it off: it stays off
+    finally:
+        gc.enable()
+
+
 def test_undeclared_column_contradicted_after_spill_is_rewritten(tmp_path):
     def rows():
         for i in range(3000):

@@ -18,6 +18,8 @@ second time (bench case 1). Everything else sees a plain list.
 
 from __future__ import annotations
 
+import gc
+import threading
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from itertools import islice
@@ -33,6 +35,31 @@ from .schema import TableSchema, row_finisher
 
 _MAX_BATCH = 4096
 _FILE_BATCH_BYTES = 1 << 20
+_GC_LOCK = threading.Lock()
+_GC_PAUSED = [0, False]  # tables streaming with the collector paused; whether the first one found it enabled
+
+
+def pause_gc() -> None:
+    """Stop automatic cyclic collection while a spilled table streams (``resume_gc`` after, always).
+
+    A million-row table allocates and frees millions of row tuples and dicts, none of them in a
+    cycle; their allocations alone trigger thousands of young-generation passes and full ones
+    over the server's heap: about 0.1 s of 1.4 s of CPU for 1M x 6 (bench case 2). Nested and
+    concurrent builds count; the collector comes back on with the last one, and only if it was on.
+    """
+    with _GC_LOCK:
+        if _GC_PAUSED[0] == 0:
+            _GC_PAUSED[1] = gc.isenabled()
+            gc.disable()
+        _GC_PAUSED[0] += 1
+
+
+def resume_gc() -> None:
+    """End one ``pause_gc``."""
+    with _GC_LOCK:
+        _GC_PAUSED[0] -= 1
+        if _GC_PAUSED[0] == 0 and _GC_PAUSED[1]:
+            gc.enable()
 
 
 class SerializedRows(list):  # type: ignore[type-arg]
@@ -114,6 +141,7 @@ def build_table(
     writer: TableFileWriter | None = None
     first: list[dict[str, Any]] = []  # head sample once the buffer is gone
     sampler: SpreadSampler | None = None
+    paused = False
     try:
         while True:
             raw = list(islice(stream, batch_size))
@@ -134,6 +162,8 @@ def build_table(
                 total += len(converted)
                 buffer.extend(converted)
                 if size > inline_max_bytes:
+                    pause_gc()  # resumed in the finally below
+                    paused = True
                     writer = TableFileWriter(tmp_dir, prefix)
                     writer.write(buffer)
                     first, sampler = _start_sample(buffer, sample_size, sampling)
@@ -174,6 +204,9 @@ def build_table(
         if writer is not None:
             writer.abort()
         raise
+    finally:
+        if paused:
+            resume_gc()
 
 
 def _encoded(rows: list[dict[str, Any]]) -> bytes | None:
