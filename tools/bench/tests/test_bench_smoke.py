@@ -9,7 +9,8 @@ import subprocess
 import sys
 
 EVERY_CASE = {
-    "per_call", "per_call_floor", "big_extraction", "peer_mcp_alchemy", "peer_dbhub", "acp_query_first", "acp_query_repeated",
+    "per_call", "per_call_floor", "big_extraction", "big_extraction_floor", "peer_mcp_alchemy", "peer_dbhub", "acp_query_first",
+    "acp_query_repeated",
     "acp_query_first_extracted", "acp_query_after_pause",
     "build_declared", "build_inferred", "ga4_report", "http_sessions_p50", "http_sessions_p99", "http_sessions_wall",
     "bigquery_extraction", "gsc_extraction", "tools_list", "burst", "tools_list_apps", "view_page", "view_page_sorted",
@@ -37,6 +38,8 @@ def test_bench_quick_runs_every_case(tmp_path):
         if not case["skipped"]:
             assert case["ratio"] is not None and case["ratio"] > 0, key
     assert cases["big_extraction"]["extra"]["csv_same_rows"] is True
+    floor = cases["big_extraction_floor"]["extra"]  # the floor's CSVs (both forms) hold the sqlite3 shell's rows
+    assert floor["csv_same_rows"] is True and floor["floor_csv_same_rows"] is True and floor["plain_floor_csv_same_rows"] is True
     assert cases["acp_query_first"]["extra"]["same_result_as_duckdb"] is True
     assert cases["bigquery_extraction"]["extra"]["csv_every_row"] is True
     assert cases["acp_query_first_extracted"]["extra"]["just_extracted_same_groups_as_duckdb"] is True

@@ -35,8 +35,11 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+import psutil
+
 from ..fixtures.benchdb import TABLE, shared_db
 from ..fixtures.bridgehost import SOURCE, BridgeHost, PeakRss, quick_bridge, vm_hwm_mib
+from ..fixtures.extract_floor import FloorPipeline
 from ..fixtures.stdio import StdioHost
 from ..runner import Case
 
@@ -173,13 +176,94 @@ class BigExtract:
             shutil.rmtree(self.tmp, ignore_errors=True)
 
 
+class BigExtractFloor(BigExtract):
+    """Case 2b: the same extraction against its floor (issue 39.2), fixtures/extract_floor.py.
+
+    The floor is the bare path plus the step the protocol cannot skip, on the same two cores: the
+    driver's fetch (pysqlite ``fetchmany``), one JSON encode of every row as an object (8.5 asks
+    for an array of objects) in one process, one JSON parse and the CSV file in another, fed by a
+    pipe. The timed baseline is its ``tight`` form (each step at the best cost we know: generated
+    comprehension for the objects, the bridge's CSV writer, GC off); the ``plain`` form
+    (``dict(zip(...))``, ``csv.writer``) runs once in setup and is reported beside it
+    (``plain_floor_*``). Both CSVs are checked against the sqlite3 shell's, as ours is.
+    """
+
+    def setup(self) -> None:
+        super().setup()
+        self.cpu.update(floor_producer=[], floor_consumer=[])
+        plain = FloorPipeline(tight=False)
+        plain.start()
+        try:
+            out = self.tmp / "plain-floor.csv"
+            plain.run(self.db, f"{SQL} LIMIT 10", out)  # untimed, as ours: imports and first connection
+            procs = _floor_procs(plain)
+            before = {k: cpu_s(p) for k, p in procs.items()}
+            self.facts["plain_floor_s"] = round(plain.run(self.db, SQL, out), 3)
+            for k, p in procs.items():
+                self.facts[f"plain_floor_{k}_cpu_s"] = round(cpu_s(p) - before[k], 3)
+            self._check(out, "plain_floor_")
+        finally:
+            plain.close()
+        self.floor = FloorPipeline(tight=True)
+        self.floor.start()
+        self.floor.run(self.db, f"{SQL} LIMIT 10", self.tmp / "floor.csv")
+        self.floor_checked = False
+
+    def _check(self, out: Path, prefix: str) -> None:
+        expected = self.tmp / "sqlite3.csv"
+        sqlite3_csv(self.db, SQL, expected)
+        self.facts.update({f"{prefix}{k}": v for k, v in compare_csv(out, expected).items()})
+        expected.unlink()
+        out.unlink()
+
+    def baseline(self) -> float:  # type: ignore[override]
+        out = self.tmp / "floor.csv"
+        procs = _floor_procs(self.floor)
+        before = {k: cpu_s(p) for k, p in procs.items()}
+        elapsed = self.floor.run(self.db, SQL, out)
+        for k, p in procs.items():
+            self.cpu[f"floor_{k}"].append(cpu_s(p) - before[k])
+        if not self.floor_checked:
+            self.floor_checked = True
+            self._check(out, "floor_")
+        else:
+            out.unlink()
+        return elapsed
+
+    def extra(self) -> dict[str, Any]:
+        facts = super().extra()
+        ours = facts.get("connector_cpu_s", 0) + facts.get("bridge_cpu_s", 0)
+        floor = facts.get("floor_producer_cpu_s", 0) + facts.get("floor_consumer_cpu_s", 0)
+        if floor:
+            facts["cpu_ratio_both_sides"] = round(ours / floor, 3)  # all the work, both processes
+        if facts.get("floor_producer_cpu_s"):  # the first half sets the pace of both pipelines
+            facts["cpu_ratio_first_half"] = round(facts.get("connector_cpu_s", 0) / facts["floor_producer_cpu_s"], 3)
+        return facts
+
+    def teardown(self) -> None:
+        try:
+            if getattr(self, "floor", None) is not None:
+                self.floor.close()
+        finally:
+            super().teardown()
+
+
+def _floor_procs(floor: FloorPipeline) -> dict[str, Any]:
+    return {"producer": psutil.Process(floor.producer.pid), "consumer": psutil.Process(floor.consumer.pid)}
+
+
 def cases(quick: bool) -> list[Case]:
-    """The big extraction (2,000 rows with quick)."""
+    """The big extraction (2,000 rows with quick), against the sqlite3 shell and against its floor."""
     n = 2_000 if quick else 1_000_000
-    s = BigExtract(n, quick)
+    s, f = BigExtract(n, quick), BigExtractFloor(n, quick)
     label = f"{n // 1_000_000}M" if n >= 1_000_000 else f"{n:,}"
     return [Case(
         key="big_extraction", title=f"2. big extraction ({label} rows x 6, SQLite -> acp-data CSV)",
         target="<= 2", target_value=2.0, ours=s.ours, baseline=s.baseline, setup=s.setup, teardown=s.teardown,  # type: ignore[arg-type]
         extra=s.extra, ours_label="bridge + databases -> acp-data/<id>.csv", baseline_label="sqlite3 -csv > file",
+    ), Case(
+        key="big_extraction_floor", title=f"2b. big extraction ({label} rows x 6) vs its floor (fetch + one JSON round trip + CSV)",
+        target="<= 1.10", target_value=1.10, ours=f.ours, baseline=f.baseline, setup=f.setup, teardown=f.teardown,
+        extra=f.extra, ours_label="bridge + databases -> acp-data/<id>.csv",
+        baseline_label="floor: pysqlite fetchmany, orjson objects | orjson.loads, CSV (two processes, a pipe)",
     )]
