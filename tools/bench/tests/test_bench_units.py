@@ -3,12 +3,12 @@ in ``_mib`` (issue 15.8: sizes printed as MB were MiB). No case is run: each cas
 called on recorded peaks."""
 
 import pytest
-from analytics_acp_bench.cases.bigextract import BigExtract
+from analytics_acp_bench.cases.bigextract import BigExtract, BigExtractFloor
 from analytics_acp_bench.cases.bigquery import BigQueryExtract
 from analytics_acp_bench.cases.ga4report import GA4Report
 
 
-@pytest.mark.parametrize("case", [BigExtract, BigQueryExtract, GA4Report])
+@pytest.mark.parametrize("case", [BigExtract, BigExtractFloor, BigQueryExtract, GA4Report])
 def test_memory_facts_are_keyed_in_mib(case):
     run = object.__new__(case)  # no setup: only the facts of recorded peaks
     run.facts = {}

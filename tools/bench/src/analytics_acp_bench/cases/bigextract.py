@@ -158,7 +158,7 @@ class BigExtract:
         facts["connector_peak_rss_mib"] = round(self.peaks["connector"], 1)
         facts["bridge_vm_hwm_mib"] = vm_hwm_mib(self.bridge_proc)
         facts["connector_vm_hwm_mib"] = vm_hwm_mib(self.connector_proc)
-        for label, samples in self.cpu.items():
+        for label, samples in getattr(self, "cpu", {}).items():  # none before setup (tests call extra alone)
             if samples:
                 facts[f"{label}_cpu_s"] = round(statistics.median(samples), 3)
                 facts[f"{label}_cpu_samples_s"] = [round(x, 3) for x in samples]
