@@ -203,7 +203,10 @@ class TableSchema:
                 test = None
             if col.memo is not None:
                 namespace[f"m{j}"] = col.memo
-                lookup = f"(m{j}.get({v}) or c{j}({v}))"
+                if col.inferred is not None and col.memo is col.inferred.memo:  # text -> itself: a test, no call
+                    lookup = f"({v} if {v} in m{j} else c{j}({v}))"
+                else:
+                    lookup = f"(m{j}.get({v}) or c{j}({v}))"
                 items.append(f"{col.name!r}: {v} if {test} else {lookup}" if test else f"{col.name!r}: {lookup}")
                 continue
             items.append(f"{col.name!r}: {v} if {test} else c{j}({v})" if test else f"{col.name!r}: c{j}({v})")
