@@ -1,4 +1,5 @@
-"""Case 2: SELECT of 1M rows x 6 columns, databases connector + bridge -> acp-data/<id>.csv vs ``sqlite3 -csv``.
+"""Case 2: SELECT of 1M rows x 6 columns, databases connector + bridge -> acp-data/<id>.csv vs ``sqlite3 -csv``;
+case 2b: the same against its floor (``BigExtractFloor``, fixtures/extract_floor.py).
 
 Ours: one ``bench__execute_sql`` call on a running bridge (MCP stdio, SDK ClientSession), timed
 from request to answer; the answer comes once the full CSV is in acp-data. Baseline: the
