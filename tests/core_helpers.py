@@ -12,6 +12,17 @@ MINI = "mini_connector"
 CREDS = {"type": "api_key", "api_key": "sk-test-SECRET-123456"}
 
 
+class InstalledEntryPoints:
+    """What ``importlib.metadata.entry_points()`` returns, reduced to ``select(group=)``: patched over
+    ``analytics_acp.plugins.entry_points`` to install fake entry points (each with ``name``, ``group``, ``load``)."""
+
+    def __init__(self, *entry_points):
+        self.entry_points = entry_points
+
+    def select(self, group):
+        return [ep for ep in self.entry_points if ep.group == group]
+
+
 def env(**extra):
     """Environment for a served fixture connector (inherits the netguard and ACP dirs)."""
     e = dict(os.environ)

@@ -12,6 +12,7 @@ from analytics_acp.calls import ConnectorRuntime
 from analytics_acp.context import ClientInfo
 from analytics_acp.effective import SessionConfig
 from analytics_acp.plugins import load_connector
+from core_helpers import InstalledEntryPoints
 
 sys.path.insert(0, str(Path(__file__).parent / "core_fixtures"))
 import mini_connector  # noqa: E402
@@ -231,13 +232,15 @@ def _load_with_extension(monkeypatch, name, extension):
     from analytics_acp import plugins
 
     class EntryPoint:
+        group = plugins.PLUGIN_GROUP
+
         def __init__(self):
             self.name = name
 
         def load(self):
             return extension
 
-    monkeypatch.setattr(plugins, "entry_points", lambda group: [EntryPoint()] if group == plugins.PLUGIN_GROUP else [])
+    monkeypatch.setattr(plugins, "entry_points", lambda: InstalledEntryPoints(EntryPoint()))
     return load_connector(mini_connector)
 
 
@@ -264,8 +267,8 @@ def test_serve_with_a_refused_extension_says_why_and_exits(monkeypatch, capsys):
     from analytics_acp.cli import main
 
     extension = make_plugin(list_resources=lambda ctx: [])
-    monkeypatch.setattr(plugins, "entry_points", lambda group: [type("EntryPoint", (), {
-        "name": "takeover", "load": lambda self: extension})()] if group == plugins.PLUGIN_GROUP else [])
+    monkeypatch.setattr(plugins, "entry_points", lambda: InstalledEntryPoints(type("EntryPoint", (), {
+        "name": "takeover", "group": plugins.PLUGIN_GROUP, "load": lambda self: extension})()))
     assert main(["serve", "mini_connector"]) == 2  # no traceback: one line naming the extension and the hook
     assert "analytics-acp: Extension plugin 'takeover'" in capsys.readouterr().err
 

@@ -38,6 +38,7 @@ from analytics_acp.context import ClientInfo
 from analytics_acp.effective import SessionConfig
 from analytics_acp.plugins import available_connectors, load_connector
 from analytics_acp.runtime_tools import tool_list
+from core_helpers import InstalledEntryPoints
 from pydantic import BaseModel, Field, model_validator
 
 ACP = ClientInfo(acp=True, version="1.0", stores_system_data=True)
@@ -308,11 +309,12 @@ def test_an_extension_plugin_tool_follows_the_same_rule(monkeypatch):
 
     class EntryPoint:
         name = "legacy"
+        group = plugins.PLUGIN_GROUP
 
         def load(self) -> types.ModuleType:
             return extension
 
-    monkeypatch.setattr(plugins, "entry_points", lambda group: [EntryPoint()] if group == plugins.PLUGIN_GROUP else [])
+    monkeypatch.setattr(plugins, "entry_points", lambda: InstalledEntryPoints(EntryPoint()))
     with pytest.raises(TypeError, match="declares input_schema by hand"):
         load_connector(_module("typed_connector_ext", _Connector))
 

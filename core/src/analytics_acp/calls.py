@@ -48,10 +48,10 @@ log = logging.getLogger("analytics_acp")
 class ConnectorRuntime:
     """Process-wide state of one served connector and the steps of each call."""
 
-    def __init__(self, loaded: LoadedConnector):
+    def __init__(self, loaded: LoadedConnector, state: RuntimeState | None = None):
         self.loaded = loaded
         self.info = loaded.info
-        self.state = RuntimeState.build(loaded)
+        self.state = state or RuntimeState.build(loaded)  # a transport may have built it for initialize
         self.setup_checks = SetupChecks(loaded.info.id)  # the connector's check_setup, bounded
 
     async def configure(self, session: SessionConfig, params: dict[str, Any], *,

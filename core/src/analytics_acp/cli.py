@@ -31,7 +31,7 @@ def _summary(ep: EntryPoint) -> str:
     return doc.splitlines()[0] if doc else ""
 
 
-def _parser(summaries: bool = False) -> argparse.ArgumentParser:
+def _parser(summaries: bool = False, commands: bool = True) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="analytics-acp",
         description="Analytics Context Protocol (ACP 1.0) servers on MCP.",
@@ -46,8 +46,9 @@ def _parser(summaries: bool = False) -> argparse.ArgumentParser:
                                      "skills, icon, README and tests (kit + a make_ctx unit test).")
     new.add_argument("connector", help="the new connector id (lowercase letters, digits and _, starting with a letter)")
     new.add_argument("--root", default=".", help="repository root that holds connectors/ (default: the current folder)")
-    for name, ep in installed_commands().items():
-        # Summaries import each command's module: only for --help, never on the way to `serve` (cold start).
+    # The installed commands need a read of every distribution's entry points: not on the way to a built-in
+    # command such as `serve` (cold start, bench case 4). Summaries import each command's module: only for --help.
+    for name, ep in (installed_commands() if commands else {}).items():
         sub.add_parser(name, help=_summary(ep) if summaries else None, add_help=False)
     return parser
 
@@ -60,7 +61,6 @@ def _transport_args(parser: argparse.ArgumentParser) -> None:
 
 def _serve(target: str | ModuleType, http: bool, host: str, port: int | None) -> int:
     from .call_cap import CapSettingError, settings_from_env
-    from .http_app import InsecureBind, PortInUse
     from .plugins import ConnectorNotFound, ExtensionRefused, load_connector
     from .runtime import build_server, configure_logging
 
@@ -72,7 +72,7 @@ def _serve(target: str | ModuleType, http: bool, host: str, port: int | None) ->
         print(f"analytics-acp: {exc}", file=sys.stderr)
         return 2
     if http:
-        from .http_app import serve_http
+        from .http_app import InsecureBind, PortInUse, serve_http  # the HTTP stack only when serving HTTP
 
         try:
             serve_http(acp, host=host, port=port, cap=cap)
@@ -111,7 +111,7 @@ def main(argv: list[str] | None = None) -> int:
         if ep is not None:
             command: Callable[[list[str]], int | None] = ep.load()
             return int(command(argv[1:]) or 0)
-    parser = _parser(summaries=not argv or argv[0] in ("-h", "--help"))
+    parser = _parser(summaries=not argv or argv[0] in ("-h", "--help"), commands=not argv or argv[0] not in BUILTIN)
     args = parser.parse_args(argv)
     if args.command == "serve":
         return _serve(args.connector, args.http, args.host, args.port)

@@ -30,6 +30,11 @@ ACP_MODEL_VIEW_MAX_VALUE_CHARS = 80
 RESOURCE_LIST_CACHE_S = 600
 RECENT_HALF_LIFE_DAYS = 14.0
 
+# Validate-only acp/configure, an extension of this implementation (setup_check.py): the initialize result's key
+# beside ``acp``, and the marker in the request's ``_meta``. Here so that initialize does not import the check.
+VALIDATE_ONLY_KEY = "analytics-acp/validate-only"
+VALIDATE_ONLY_CAPABILITY = {"version": 1}
+
 # MCP handshake era the core speaks (DESIGN.md: ACP needs initialize + experimental caps)
 MCP_HANDSHAKE_VERSION = "2025-11-25"
 

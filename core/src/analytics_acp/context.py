@@ -12,8 +12,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol, TypeVar, overload
 
-import anyio.from_thread
-
 from . import access
 from .errors import CredentialsMissing, HostTablesUnsupported, ResourceRequired
 from .signals import CallSignals
@@ -188,4 +186,6 @@ class CallContext:
 
     def read_table_sync(self, ref: str) -> HostTable:
         """``read_table`` for sync tools (they run in a worker thread): hops to the event loop."""
+        import anyio.from_thread  # here, not at start-up: the package imports this module (cold start, tools/bench)
+
         return anyio.from_thread.run(self.read_table, ref)

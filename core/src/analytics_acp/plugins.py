@@ -53,10 +53,22 @@ def available_connectors(include_tests: bool = False) -> dict[str, str]:
 
     ``include_tests`` adds the test-only connectors (what ``serve`` may load, never what a user is offered).
     """
+    return _connectors(_installed(), include_tests)
+
+
+def _installed() -> dict[str, list[Any]]:
+    """The entry points of the core's groups, from one read of every installed distribution's entry points
+    (each ``entry_points(group=...)`` reads them all again: ``serve`` needs three groups). Not kept: a
+    long-running host (the bridge, the set-up page) sees a connector installed since."""
+    everything = entry_points()  # selected below: the same entry points, in the same order, as entry_points(group=)
+    return {group: list(everything.select(group=group)) for group in (CONNECTOR_GROUP, TEST_CONNECTOR_GROUP, PLUGIN_GROUP)}
+
+
+def _connectors(installed: dict[str, list[Any]], include_tests: bool) -> dict[str, str]:
     found: dict[str, str] = {}
     groups = (CONNECTOR_GROUP, TEST_CONNECTOR_GROUP) if include_tests else (CONNECTOR_GROUP,)
     for group in groups:
-        for ep in entry_points(group=group):
+        for ep in installed[group]:
             if _allowed(ep.name):
                 found.setdefault(ep.name, ep.value)
     return dict(sorted(found.items()))
@@ -99,10 +111,12 @@ def new_manager() -> pluggy.PluginManager:
 def load_connector(connector: str | ModuleType, *, extensions: bool = True) -> LoadedConnector:
     """Build the manager for one connector: an id (entry point), a module path, or a module object."""
     pm = new_manager()
+    # One read of the installed entry points, and none for a module object without extensions (a frozen build's).
+    installed = _installed() if extensions or not isinstance(connector, ModuleType) else {}
     if isinstance(connector, ModuleType):
         module, name = connector, connector.__name__
     else:
-        table = available_connectors(include_tests=True)
+        table = _connectors(installed, include_tests=True)
         target = table.get(connector, connector)  # an installed id, else a plugin module path
         try:
             module = importlib.import_module(target.split(":")[0])
@@ -110,12 +124,12 @@ def load_connector(connector: str | ModuleType, *, extensions: bool = True) -> L
             if exc.name != target.split(":")[0].split(".")[0] and connector in table:
                 raise
             raise ConnectorNotFound(
-                f"No connector named {connector!r}. Installed: {', '.join(available_connectors()) or 'none'}."
+                f"No connector named {connector!r}. Installed: {', '.join(_connectors(installed, False)) or 'none'}."
             ) from None
         name = connector
     pm.register(module, name=f"connector:{name}")
     if extensions:
-        for ep in entry_points(group=PLUGIN_GROUP):
+        for ep in installed[PLUGIN_GROUP]:
             if _allowed(ep.name):
                 extension = ep.load()
                 pm.register(extension, name=f"plugin:{ep.name}")

@@ -12,12 +12,12 @@ from typing import Any
 
 from .autocontext import AutocontextEngine
 from .cache import TTLCache
+from .catalog import catalog_for_tool, tables_argument_schema
 from .declarations import ConnectorInfo, ToolSpec
 from .delivery import DeliveryTracker
 from .dirs import cache_dir
 from .plugins import LoadedConnector
 from .resources import RecentStore, ResourceListCache
-from .results import catalog_for_tool, tables_argument_schema
 from .toolschemas import publish_schema
 
 

@@ -48,7 +48,7 @@ from .argument_limits import too_large_error
 from .call_cap import DEFAULT_MAX_CALLS, OWN_ANSWER, CallGate
 from .constants import ACP_KEY, ACP_MAX_MESSAGE_BYTES
 from .requestids import answer_in_prefix, correlation_key, head, id_key, invalid_id_error
-from .results.table import SerializedRows
+from .rowjson import SerializedRows
 
 DEFERRED_KEY = "analytics_acp/deferred-meta"
 READ_CHUNK = 1 << 16

@@ -37,12 +37,11 @@ import anyio.from_thread
 import anyio.lowlevel
 
 from . import schemas
+from .constants import VALIDATE_ONLY_KEY
 from .effective import check_limits, check_shapes, check_table_names
 from .errors import AcpError, CredentialsMissing, UpstreamError
 from .invoke import resolve_off_loop
 
-VALIDATE_ONLY_KEY = "analytics-acp/validate-only"
-VALIDATE_ONLY_CAPABILITY: dict[str, Any] = {"version": 1}
 # Below the host's own bound (host/client.py VALIDATE_TIMEOUT_S, 15 s): the server's typed answer comes first.
 CHECK_LIMIT_S = 10.0
 MAX_STUCK_CHECKS = 4  # checks past their bound that still run (threads); new checks are refused past them

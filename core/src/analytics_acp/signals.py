@@ -18,7 +18,6 @@ from contextlib import asynccontextmanager
 from typing import TYPE_CHECKING, Any
 
 import anyio
-import anyio.from_thread
 import anyio.lowlevel
 
 if TYPE_CHECKING:  # typing only: the SDK's progress callback type (the bridge hands it to its host client)
@@ -107,6 +106,8 @@ class CallSignals:
         if threading.get_ident() == self._loop_thread:
             wake.set()
         else:
+            import anyio.from_thread  # here, not at start-up: initialize imports this module (cold start, tools/bench)
+
             try:
                 anyio.from_thread.run_sync(wake.set, token=self._token)
             except RuntimeError:  # the loop is gone (the call ended): nothing to send any more

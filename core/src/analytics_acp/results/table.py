@@ -29,6 +29,7 @@ from typing import Any
 import orjson
 
 from ..declarations import Header
+from ..rowjson import SerializedRows as SerializedRows  # where it is built (server_stdio reads it from rowjson)
 from ..tablefile import TableFileWriter, dumps, file_uri
 from .sampling import SpreadSampler, check_mode, select_indices
 from .schema import TableSchema, row_finisher
@@ -60,20 +61,6 @@ def resume_gc() -> None:
         _GC_PAUSED[0] -= 1
         if _GC_PAUSED[0] == 0 and _GC_PAUSED[1]:
             gc.enable()
-
-
-class SerializedRows(list):  # type: ignore[type-arg]
-    """The rows of an inline table together with their exact JSON (``orjson.dumps(rows)``).
-
-    A list for every reader; ``json`` is only valid while the list and its rows are unchanged,
-    which holds for a built table (nothing edits it after build_table returns).
-    """
-
-    __slots__ = ("json",)
-
-    def __init__(self, rows: list[dict[str, Any]], json: bytes):
-        super().__init__(rows)
-        self.json = json
 
 
 def join_batches(parts: list[bytes]) -> bytes:
