@@ -10,8 +10,13 @@ from pathlib import Path
 from typing import Any
 
 from analytics_acp import BlockSpec, ConnectorInfo, CostSpec, Defaults, ResourceIdSpec, ToolSpec, lazy
-from analytics_acp_google.retry import AUTOCONTEXT_CONCURRENCY
-from analytics_acp_google.schemas import CHECK_SETUP, api_endpoint_property, credentials_schema, timeout_property
+from analytics_acp_google.schemas import (
+    AUTOCONTEXT_CONCURRENCY,
+    CHECK_SETUP,
+    api_endpoint_property,
+    credentials_schema,
+    timeout_property,
+)
 
 from .arguments import LoadRowsArguments, QueryArguments, ValidateQueryArguments
 from .constants import DEFAULT_PRICE_PER_TIB_USD, SCOPES

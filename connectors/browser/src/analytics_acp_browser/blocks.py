@@ -19,9 +19,6 @@ from .sessions import BROWSER, Browser, SessionPool
 from .settings import Access, Settings
 from .urls import host_of
 
-TTL_TAGS_S = 6 * 3600
-TTL_ROBOTS_S = 24 * 3600
-TTL_OVERVIEW_S = 6 * 3600
 MAX_SITEMAP_BYTES = 5 * 1024 * 1024
 
 

@@ -1,18 +1,31 @@
 """What the browser connector declares: identity, defaults, setup schemas, resource_id,
-catalog (8.7), tools and autocontext blocks. No Playwright import here (lean start-up)."""
+catalog (8.7), tools and autocontext blocks. No Playwright import here (lean start-up), nor the modules that
+capture pages (sessions, capture, blocks: lazy references, imported on the first call; cold start, tools/bench)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 from typing import Any
 
-from analytics_acp import BlockSpec, CallContext, ConnectorInfo, Defaults, Info, NoArguments, ResourceIdSpec, ToolSpec
+from analytics_acp import (
+    BlockSpec,
+    CallContext,
+    ConnectorInfo,
+    Defaults,
+    Info,
+    NoArguments,
+    ResourceIdSpec,
+    ToolSpec,
+    lazy,
+)
 
-from . import blocks, capture, catalog, screenshot, settings
+from . import catalog, settings
 from .arguments import CaptureArguments, ScreenshotArguments
-from .sessions import BROWSER
 
 VERSION = "0.1.0"
+TTL_TAGS_S = 6 * 3600
+TTL_ROBOTS_S = 24 * 3600
+TTL_OVERVIEW_S = 6 * 3600
 
 INSTRUCTIONS = (
     "Audit the analytics tagging of real web pages. capture opens a page (and optional steps: click, fill, press, "
@@ -41,7 +54,7 @@ def info() -> ConnectorInfo:
         defaults=Defaults(row_limit=25, cost_limit_usd=0, field_limit=catalog.FIELD_LIMIT, tables=list(catalog.DEFAULT_TABLES)),
         credentials_schema=settings.CREDENTIALS_SCHEMA,
         config_schema=settings.CONFIG_SCHEMA,
-        cache_ttl_s=blocks.TTL_TAGS_S,
+        cache_ttl_s=TTL_TAGS_S,
         table_catalog=list(catalog.CATALOG),
         icon="icon.svg",
         package_dir=Path(__file__).resolve().parents[2],
@@ -51,6 +64,8 @@ def info() -> ConnectorInfo:
 
 async def close_session(arguments: NoArguments, ctx: CallContext) -> Info:
     """Close this conversation's browser session (cookies, storage and the open tab are discarded)."""
+    from .sessions import BROWSER
+
     key = ctx.state_key
     if key is None:
         return Info(data={"closed": False, "reason": "No conversation id was sent; every call already uses a one-off session."})
@@ -78,7 +93,7 @@ def tool_specs() -> list[ToolSpec]:
                 "Open a page of the resource_id site in this conversation's browser (later calls continue the "
                 "session), run actions and extract the tables asked for, with a manifest of pages and steps."
             ),
-            run=capture.run,
+            run=lazy("analytics_acp_browser.capture:run"),
             arguments=CaptureArguments,
             kind="extraction",
             multitable=True,
@@ -89,7 +104,7 @@ def tool_specs() -> list[ToolSpec]:
             name="screenshot",
             title="Screenshot",
             description="PNG screenshot of the page this conversation's session has open, or of url. Returns screenshot_path; the host shows the image.",
-            run=screenshot.run,
+            run=lazy("analytics_acp_browser.screenshot:run"),
             arguments=ScreenshotArguments,
             kind="info",
             needs_resource=False,
@@ -111,9 +126,9 @@ def block_specs() -> list[BlockSpec]:
     """Per-origin autocontext blocks with their TTLs."""
     return [
         BlockSpec(id="tag_setup", description="Tags detected on the home page: GA4 measurement ids, GTM containers, Google Ads, Meta pixel, consent platform and consent mode.",
-                  fetch=blocks.tag_setup, ttl_s=blocks.TTL_TAGS_S, needs_credentials=False),
+                  fetch=lazy("analytics_acp_browser.blocks:tag_setup"), ttl_s=TTL_TAGS_S, needs_credentials=False),
         BlockSpec(id="robots_sitemap", description="robots.txt rules for all agents, listed sitemaps and the first sitemap's size.",
-                  fetch=blocks.robots_sitemap, ttl_s=blocks.TTL_ROBOTS_S, needs_credentials=False),
+                  fetch=lazy("analytics_acp_browser.blocks:robots_sitemap"), ttl_s=TTL_ROBOTS_S, needs_credentials=False),
         BlockSpec(id="page_overview", description="Home page overview: status, title, description, canonical, JSON-LD types, third-party hosts, errors, LCP.",
-                  fetch=blocks.page_overview, ttl_s=blocks.TTL_OVERVIEW_S, needs_credentials=False),
+                  fetch=lazy("analytics_acp_browser.blocks:page_overview"), ttl_s=TTL_OVERVIEW_S, needs_credentials=False),
     ]

@@ -20,8 +20,13 @@ from analytics_acp import (
     lazy,
 )
 from analytics_acp.lazy import LazyRef
-from analytics_acp_google.retry import AUTOCONTEXT_CONCURRENCY
-from analytics_acp_google.schemas import CHECK_SETUP, api_endpoint_property, credentials_schema, timeout_property
+from analytics_acp_google.schemas import (
+    AUTOCONTEXT_CONCURRENCY,
+    CHECK_SETUP,
+    api_endpoint_property,
+    credentials_schema,
+    timeout_property,
+)
 
 from .arguments import (
     CompatibilityArguments,

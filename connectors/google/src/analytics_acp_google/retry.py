@@ -32,12 +32,12 @@ from analytics_acp.state import CallSlot
 
 from .errors import timeout_error, unreachable_error
 from .failures import classify, host_of, is_retryable, status_of
+from .schemas import AUTOCONTEXT_CONCURRENCY as AUTOCONTEXT_CONCURRENCY  # the declarations' value (schemas.py)
 from .timeouts import connect_timeout_s, deadline_s, request_timeout_s
 
 NETWORK_RETRIES = 1
 NETWORK_PAUSE_S = 0.25
 RETRY_AFTER_MAX_S = 5.0
-AUTOCONTEXT_CONCURRENCY = 4  # blocks fetched at once: one slow Google is paid once, quota is not stormed
 
 T = TypeVar("T")
 

@@ -1,4 +1,4 @@
-"""Setup schemas shared by the Google connectors (spec 4.2, 5.5.2, 5.5.5)."""
+"""Setup schemas shared by the Google connectors (spec 4.2, 5.5.2, 5.5.5), and what else their declarations share."""
 
 from __future__ import annotations
 
@@ -8,6 +8,9 @@ from analytics_acp import lazy
 
 # ConnectorInfo.check_setup of every Google connector: the credentials built offline (offline_check.py).
 CHECK_SETUP = lazy("analytics_acp_google.offline_check:check_setup")
+# ConnectorInfo.autocontext_concurrency: blocks fetched at once, one slow Google is paid once, quota is not stormed.
+# Here, not in retry.py (which re-exports it), so that a declaration does not import the retry policy at start-up.
+AUTOCONTEXT_CONCURRENCY = 4
 
 def _secret(title: str, description: str) -> dict[str, Any]:
     return {"type": "string", "title": title, "description": description, "writeOnly": True}

@@ -11,8 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from analytics_acp import BlockSpec, ConnectorInfo, Defaults, ResourceIdSpec, ToolSpec, lazy
-from analytics_acp_google.retry import AUTOCONTEXT_CONCURRENCY
-from analytics_acp_google.schemas import CHECK_SETUP
+from analytics_acp_google.schemas import AUTOCONTEXT_CONCURRENCY, CHECK_SETUP
 
 from .arguments import ComparePeriodsArguments, InspectUrlsArguments, SearchAnalyticsArguments
 from .constants import SCOPES
