@@ -8,37 +8,62 @@ the step modules (reserved_tools, finishing, first_call, runtime_tools), which n
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from functools import cached_property
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
-from .autocontext import AutocontextEngine
-from .cache import TTLCache
 from .catalog import catalog_for_tool, tables_argument_schema
 from .declarations import ConnectorInfo, ToolSpec
 from .delivery import DeliveryTracker
 from .dirs import cache_dir
 from .plugins import LoadedConnector
-from .resources import RecentStore, ResourceListCache
 from .toolschemas import publish_schema
+
+if TYPE_CHECKING:
+    from .autocontext import AutocontextEngine
+    from .resources import RecentStore, ResourceListCache
 
 
 @dataclass
 class RuntimeState:
-    """The loaded connector, its autocontext engine and caches, the 7.5 tracker and the recent-resource store."""
+    """The loaded connector, its autocontext engine and caches, the 7.5 tracker and the recent-resource store.
+
+    The engine and the resource stores are built (and their modules imported) at first use: initialize and
+    tools/list need neither (cold start, tools/bench case 4).
+    """
 
     loaded: LoadedConnector
-    engine: AutocontextEngine
-    delivery: DeliveryTracker
-    recent: RecentStore
-    listings: ResourceListCache
+    cache_directory: Path | None  # ACP_CACHE_DIR when the state was built
+    delivery: DeliveryTracker = field(default_factory=DeliveryTracker)
     _schemas: dict[str, dict[str, Any]] = field(default_factory=dict)
 
     @classmethod
     def build(cls, loaded: LoadedConnector) -> RuntimeState:
         """The state of a freshly loaded connector (disk caches under ACP_CACHE_DIR when set)."""
-        directory = cache_dir()
-        cache = TTLCache(directory / "autocontext" if directory else None)
-        return cls(loaded=loaded, engine=AutocontextEngine(loaded.info, loaded.blocks, cache),
-                   delivery=DeliveryTracker(), recent=RecentStore(directory), listings=ResourceListCache())
+        return cls(loaded=loaded, cache_directory=cache_dir())
+
+    @cached_property
+    def engine(self) -> AutocontextEngine:
+        """The autocontext engine and its block cache (on disk under ACP_CACHE_DIR/autocontext when set)."""
+        from .autocontext import AutocontextEngine
+        from .cache import TTLCache
+
+        directory = self.cache_directory
+        return AutocontextEngine(self.info, self.loaded.blocks, TTLCache(directory / "autocontext" if directory else None))
+
+    @cached_property
+    def recent(self) -> RecentStore:
+        """Resources used recently, for the suggestions of 6.3 (kept under ACP_CACHE_DIR when set)."""
+        from .resources import RecentStore
+
+        return RecentStore(self.cache_directory)
+
+    @cached_property
+    def listings(self) -> ResourceListCache:
+        """The connector's resource listings, cached per identity (6.3)."""
+        from .resources import ResourceListCache
+
+        return ResourceListCache()
 
     @property
     def info(self) -> ConnectorInfo:
