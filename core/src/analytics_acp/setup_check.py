@@ -37,7 +37,7 @@ import anyio.from_thread
 import anyio.lowlevel
 
 from . import schemas
-from .constants import VALIDATE_ONLY_KEY
+from .constants import VALIDATE_ONLY_KEY as VALIDATE_ONLY_KEY  # re-exported: the host client reads it here
 from .effective import check_limits, check_shapes, check_table_names
 from .errors import AcpError, CredentialsMissing, UpstreamError
 from .invoke import resolve_off_loop
