@@ -19,8 +19,7 @@ from analytics_acp_google.schemas import (
 )
 
 from .arguments import LoadRowsArguments, QueryArguments, ValidateQueryArguments
-from .constants import DEFAULT_PRICE_PER_TIB_USD, SCOPES
-from .resource_ids import LEVELS
+from .constants import DEFAULT_PRICE_PER_TIB_USD, LEVELS, SCOPES
 
 VERSION = "0.1.0"
 PACKAGE_DIR = Path(__file__).resolve().parents[2]

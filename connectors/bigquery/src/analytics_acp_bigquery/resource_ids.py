@@ -12,8 +12,6 @@ from dataclasses import dataclass
 
 from analytics_acp import InvalidArguments, ResourceRef
 
-LEVELS = ["project", "dataset", "table"]
-
 # Project ids: 6-30 lowercase letters, digits and hyphens, optionally "domain.tld:" scoped.
 _PROJECT = re.compile(r"^(?:[a-z0-9][a-z0-9.-]*\.[a-z]{2,}:)?[a-z][a-z0-9-]{1,62}$")
 _DATASET = re.compile(r"^[A-Za-z0-9_]{1,1024}$")

@@ -14,8 +14,7 @@ from analytics_acp import BlockSpec, ConnectorInfo, Defaults, ResourceIdSpec, To
 from analytics_acp_google.schemas import AUTOCONTEXT_CONCURRENCY, CHECK_SETUP
 
 from .arguments import ComparePeriodsArguments, InspectUrlsArguments, SearchAnalyticsArguments
-from .constants import SCOPES
-from .resource_ids import FORMAT
+from .constants import FORMAT, SCOPES
 
 VERSION = "0.1.0"
 PACKAGE_DIR = Path(__file__).resolve().parents[2]

@@ -14,7 +14,6 @@ from urllib.parse import urlsplit, urlunsplit
 from analytics_acp import InvalidArguments
 
 DOMAIN_PREFIX = "sc-domain:"
-FORMAT = "<https://example.com/> | sc-domain:example.com"
 _HOST = re.compile(r"^(?=.{1,253}$)([a-z0-9\u00a1-\uffff]([a-z0-9\u00a1-\uffff-]{0,61}[a-z0-9\u00a1-\uffff])?\.)*"
                    r"[a-z0-9\u00a1-\uffff]([a-z0-9\u00a1-\uffff-]{0,61}[a-z0-9\u00a1-\uffff])?(:\d{1,5})?$")
 
