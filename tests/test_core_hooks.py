@@ -288,3 +288,46 @@ def test_every_hook_is_either_the_connector_s_or_an_extension_s():
     """A new hook must say whose it is: the load-time refusal reads CONNECTOR_HOOKS."""
     assert hookspecs.CONNECTOR_HOOKS.isdisjoint(hookspecs.EXTENSION_HOOKS)
     assert sorted(hookspecs.CONNECTOR_HOOKS | hookspecs.EXTENSION_HOOKS) == HOOKS
+
+
+def test_connector_ready_waits_for_the_first_answer_after_initialize():
+    """Issue 39 (bench case 4): the warm-up used to start as initialize was answered, so its imports held the
+    GIL while the host waited for tools/list; it now starts after the first answer that follows initialize."""
+    import threading
+
+    import anyio
+    from analytics_acp import hookimpl
+    from analytics_acp.runtime import ServeState, build_server
+    from mcp.client.session import ClientSession
+    from mcp.server.runner import serve_loop
+    from mcp.shared.memory import create_client_server_memory_streams
+
+    loaded = load_connector(mini_connector, extensions=False)
+    done = threading.Event()
+
+    class Ready:
+        @hookimpl
+        def connector_ready(self):
+            done.set()
+
+    loaded.pm.register(Ready())
+    acp = build_server(loaded)
+    seen: dict[str, bool] = {}
+
+    async def main():
+        async with create_client_server_memory_streams() as ((c_read, c_write), (s_read, s_write)):
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(lambda: serve_loop(acp.server, s_read, s_write, lifespan_state=ServeState()))
+                async with ClientSession(c_read, c_write) as session:
+                    await session.initialize()
+                    seen["after_initialize"] = acp._warmed
+                    await session.list_tools()
+                    seen["after_tools_list"] = acp._warmed
+                tg.cancel_scope.cancel()
+
+    try:
+        anyio.run(main)
+    finally:
+        acp.shutdown()
+    assert seen == {"after_initialize": False, "after_tools_list": True}
+    assert done.wait(30)

@@ -84,9 +84,10 @@ def around_tool_call(tool: ToolSpec, arguments: ToolArguments, ctx: CallContext)
 
 @hookspec
 def connector_ready() -> None:
-    """Called once, in a background thread, after the server answered its first initialize: warm-up work the
-    first call would otherwise pay for (importing heavy client libraries) while the host is still setting up.
-    Start-up itself stays lean; a failure here is logged and changes nothing."""
+    """Called once, in a background thread, after the server answered the first request that follows
+    initialize (tools/list, as a rule): warm-up work the first call would otherwise pay for (importing heavy
+    client libraries) while the model is still reading the tools. Start-up itself stays lean, and the
+    hand-shake's answers never wait on it; a failure here is logged and changes nothing."""
 
 
 @hookspec
