@@ -70,7 +70,7 @@ print(json.dumps({"refs": len(refs), "imported_at_load": imported_at_load,
 # What each connector declares lazily, and which targets are async (they must stay async: awaited on the loop).
 EXPECTED = {
     "bigquery": (6, ["tool load_rows"]),
-    "browser": (0, []),
+    "browser": (5, ["block page_overview", "block robots_sitemap", "block tag_setup", "tool capture", "tool screenshot"]),
     "databases": (9, ["tool insert_rows"]),
     "ga4": (19, []),
     "gsc": (12, []),
