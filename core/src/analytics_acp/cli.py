@@ -71,6 +71,9 @@ def _serve(target: str | ModuleType, http: bool, host: str, port: int | None) ->
     except (ConnectorNotFound, CapSettingError, ExtensionRefused) as exc:
         print(f"analytics-acp: {exc}", file=sys.stderr)
         return 2
+    from . import gcsettle
+
+    gcsettle.enable()  # a serving process: its modules stay out of the collector's full passes (gcsettle.py)
     if http:
         from .http_app import InsecureBind, PortInUse, serve_http  # the HTTP stack only when serving HTTP
 

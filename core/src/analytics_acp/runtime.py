@@ -29,7 +29,7 @@ from mcp.shared.exceptions import MCPError
 from mcp.shared.message import ServerMessageMetadata
 from pydantic import ConfigDict
 
-from . import sdk_private, server_stdio
+from . import gcsettle, sdk_private, server_stdio
 from .constants import ACP_KEY, ACP_METHOD_CONFIGURE, ACP_METHOD_READ_TABLE, VALIDATE_ONLY_CAPABILITY, VALIDATE_ONLY_KEY
 from .context import ClientInfo, HostTable
 from .effective import SessionConfig
@@ -202,6 +202,7 @@ class AcpServer:
                 raise MCPError(code=exc.code, message=exc.message, data=exc.data) from None
             if not validate_only:
                 state[_SESSION_KEY] = new
+        gcsettle.after_call()  # a connector's check may import its driver
         return result
 
     async def _call_tool(self, ctx: Any, params: types.CallToolRequestParams) -> dict[str, Any]:
@@ -226,6 +227,7 @@ class AcpServer:
             params.name, params.arguments, meta, session, client, read_table=read_table, file_url=_file_url(ctx),
             send_progress=progress_sender(ctx),
         )
+        gcsettle.after_call()  # the first calls import the connector's heavy modules: keep them out of full GC passes
         served = ctx.lifespan_context
         if isinstance(served, ServeState) and served.deferred_meta is not None:
             result = served.deferred_meta.park(result, ctx.request_id)  # the big _meta skips the SDK's pydantic passes
