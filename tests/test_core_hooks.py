@@ -88,6 +88,40 @@ def test_normalize_resource_id_runs_off_the_event_loop():
     assert len(seen) == 3 and threading.get_ident() not in seen  # anyio.run's loop runs in this thread
 
 
+def _hops(monkeypatch, *plugins):
+    """Worker-thread hops of one extract call with a resource_id to normalize."""
+    import anyio.to_thread
+
+    hops = []
+    real = anyio.to_thread.run_sync
+
+    async def counting(fn, *args, **kwargs):
+        hops.append(fn)
+        return await real(fn, *args, **kwargs)
+
+    monkeypatch.setattr(anyio.to_thread, "run_sync", counting)
+    res = call(runtime_with(*plugins), "extract", {"n": 1, "resource_id": " accounts/acc5 "})
+    assert not res.get("isError") and res["_meta"]["acp"]["system_info"]["resource_id"] == "acc5"
+    return len(hops)
+
+
+def test_resource_of_a_sync_tool_resolves_in_the_tools_own_thread(monkeypatch):
+    # One worker-thread hop per call (bench case 4b: two hops cost more than the work they carried).
+    assert _hops(monkeypatch) == 1
+
+
+def test_around_tool_call_wrappers_still_see_the_resolved_resource(monkeypatch):
+    seen = []
+
+    def around_tool_call(tool, arguments, ctx):
+        inner = yield
+        seen.append(ctx.resource_id)
+        return inner
+
+    around_tool_call._opts = {"wrapper": True}
+    assert _hops(monkeypatch, make_plugin(around_tool_call=around_tool_call)) == 2 and seen == ["acc5"]
+
+
 def test_hook_normalize_resource_id():
     res = call(runtime_with(), "extract", {"n": 1, "resource_id": " accounts/acc5 "})
     assert res["_meta"]["acp"]["system_info"]["resource_id"] == "acc5"

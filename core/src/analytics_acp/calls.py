@@ -35,7 +35,7 @@ from .logs import log_traceback
 from .plugins import LoadedConnector
 from .preflight import cost_preflight
 from .reserved_tools import run_autocontext, run_autocontext_data
-from .resource_resolution import resolve_resource_off_loop
+from .resource_resolution import resolve_resource, resolve_resource_off_loop
 from .results import BuildSettings, catalog_for_tool, resolve_selection
 from .runtime_state import RuntimeState
 from .setup_check import SetupChecks, credentials_needed, missing_credentials
@@ -164,9 +164,18 @@ class ConnectorRuntime:
         # client learns why its _meta.acp was ignored, 2.2).
         if tool.needs_credentials and credentials_needed(self.info.credentials_schema) and not ctx.credentials:
             raise CredentialsMissing(credentials_missing_message(ctx.client))
+        before: Callable[[], None] | None = None
         if tool.needs_resource and uses_resource(self.info):
-            ref = await resolve_resource_off_loop(self.loaded, core_args.get("resource_id"), ctx, ctx.default_resource_id)
-            record.resource_id = ref.id
+            if tool.paid or self.loaded.pm.hook.around_tool_call.get_hookimpls():
+                # The cost estimate and around_tool_call wrappers see the resolved resource.
+                ref = await resolve_resource_off_loop(self.loaded, core_args.get("resource_id"), ctx, ctx.default_resource_id)
+                record.resource_id = ref.id
+            else:
+                def before() -> None:
+                    # Nothing reads the resource before the tool itself: it is resolved in the tool's own worker
+                    # thread, one thread hop per call instead of two (bench case 4b: a hop costs more than the work).
+                    ref = resolve_resource(self.loaded, core_args.get("resource_id"), ctx, ctx.default_resource_id)
+                    record.resource_id = ref.id
         selection = None
         catalog = catalog_for_tool(self.info.table_catalog, tool.name)
         if tool.multitable and catalog:
@@ -190,7 +199,7 @@ class ConnectorRuntime:
         finish = partial(finish_output, tool, settings)
 
         def innermost(tool: ToolSpec, arguments: ToolArguments, ctx: CallContext) -> Any:
-            return invoke_tool(tool, arguments, ctx, finish)  # the awaitable that around_tool_call wrappers wrap
+            return invoke_tool(tool, arguments, ctx, finish, before)  # the awaitable that around_tool_call wrappers wrap
 
         async with ctx.signals.running():  # progress sent while it runs; a cancel interrupts it (signals.py)
             outcome = await self.loaded.hook.around_tool_call.call_extra(

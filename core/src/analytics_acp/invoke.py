@@ -15,14 +15,20 @@ from .declarations import ToolSpec
 from .lazy import LazyRef
 
 
-async def invoke_tool(tool: ToolSpec, arguments: ToolArguments, ctx: CallContext, finish: Callable[[Any], Any]) -> Any:
-    """Run ``tool`` and pass its output through ``finish`` (the result builder) on the same thread."""
+async def invoke_tool(tool: ToolSpec, arguments: ToolArguments, ctx: CallContext, finish: Callable[[Any], Any],
+                      before: Callable[[], None] | None = None) -> Any:
+    """Run ``tool`` and pass its output through ``finish`` (the result builder) on the same thread; ``before`` (a
+    blocking step the tool needs first, such as resolving its resource) runs off the event loop just before it."""
     run = await resolve_off_loop(tool.run)
     if inspect.iscoroutinefunction(run):
+        if before is not None:
+            await anyio.to_thread.run_sync(before)
         raw = await run(arguments, ctx)
         return await ctx.signals.in_thread(finish, raw)
 
     def run_and_finish() -> Any:
+        if before is not None:
+            before()
         raw = run(arguments, ctx)
         if inspect.isawaitable(raw):  # a sync function that returned a coroutine
             raw = anyio.from_thread.run(_await, raw)
