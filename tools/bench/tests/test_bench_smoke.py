@@ -13,6 +13,7 @@ EVERY_CASE = {
     "acp_query_repeated",
     "acp_query_first_extracted", "acp_query_after_pause",
     "build_declared", "build_inferred", "ga4_report", "http_sessions_p50", "http_sessions_p99", "http_sessions_wall",
+    "http_sessions_floor_p50", "http_sessions_floor_p99", "http_sessions_floor_wall",
     "bigquery_extraction", "gsc_extraction", "tools_list", "burst", "tools_list_apps", "view_page", "view_page_sorted",
     "view_bytes",
 }
@@ -54,7 +55,7 @@ def test_bench_quick_runs_every_case(tmp_path):
     for key in ("view_page", "view_page_sorted"):  # the view's rows are acp_query's rows
         assert cases[key]["extra"]["same_rows_as_acp_query"] is True and cases[key]["extra"]["pages_timed"] >= 5, key
     assert cases["view_bytes"]["extra"]["within_limit"] is True
-    http = cases["http_sessions_wall"]["extra"]
-    assert http["calls_checked"] >= 2 * http["sessions"] * http["calls_per_session"]
+    http = cases["http_sessions_floor_wall"]["extra"]  # ours, bare and the floor: every call's rows checked
+    assert http["calls_checked"] >= 3 * http["sessions"] * http["calls_per_session"] and http["floor_calls_per_s"] > 0
     assert "| case |" in proc.stdout and data["machine"]["cores"]
     assert proc.returncode == 0, proc.stderr

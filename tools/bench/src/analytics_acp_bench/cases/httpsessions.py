@@ -11,6 +11,11 @@ One round of work gives three numbers per side: p50 and p99 of the 1,000 call la
 wall time of the call phase (1,000 / throughput). The p50 case runs the rounds; the p99 and wall
 cases replay the numbers recorded by the same rounds (no second workload).
 
+Floor (issue 39.2): a third server, fixtures/floor_http_server.py, is the bare one plus the per-call steps ACP
+cannot skip (the query off the event loop, the guard's SQL parse, typed rows, the three-part result of the same
+size; its docstring lists them). Its round runs right after the bare one in every round of the p50 case; the
+three floor cases compare ours with it on the same numbers (target: within 10%).
+
 Checks beside the timing: every call's rows are the 10 ids asked for, and once per session a
 ``MAX(id)`` query proves the session reads its own database (they differ in size by design).
 """
@@ -35,6 +40,7 @@ from ..runner import Case
 
 QUERY = "SELECT id, channel, day, amount, qty, note FROM items WHERE id > {k} ORDER BY id LIMIT 10"
 BARE = [sys.executable, "-m", "analytics_acp_bench.fixtures.bare_http_server"]
+FLOOR = [sys.executable, "-m", "analytics_acp_bench.fixtures.floor_http_server"]
 OURS = [sys.executable, "-m", "analytics_acp", "serve", "databases", "--http", "--port"]
 BASE_ROWS = 500  # session s has BASE_ROWS + s rows
 
@@ -69,8 +75,8 @@ class HttpSessions:
     def __init__(self, sessions: int, calls: int):
         self.sessions, self.calls = sessions, calls
         self.procs: list[subprocess.Popen] = []
-        self.recorded: dict[str, list[dict[str, float]]] = {"ours": [], "bare": []}
-        self.replay: dict[tuple[str, str], int] = {}
+        self.recorded: dict[str, list[dict[str, float]]] = {"ours": [], "bare": [], "floor": []}
+        self.replay: dict[tuple[str, str, str], int] = {}
         self.facts: dict[str, Any] = {"sessions": sessions, "calls_per_session": calls}
         self.checked_calls = 0
         self.own_db_checked = 0
@@ -78,9 +84,10 @@ class HttpSessions:
     def setup(self) -> None:
         self.tmp = Path(tempfile.mkdtemp(prefix="acp-bench-http-"))
         self.dbs = [create_bench_db(self.tmp / f"s{s}.sqlite", BASE_ROWS + s) for s in range(self.sessions)]
-        self.ports = {"ours": _free_port(), "bare": _free_port()}
+        self.ports = {"ours": _free_port(), "bare": _free_port(), "floor": _free_port()}
         log = open(self.tmp / "servers.log", "w")  # noqa: SIM115 - closed with the processes' folder
-        for side, cmd in (("ours", [*OURS, str(self.ports["ours"])]), ("bare", [*BARE, str(self.ports["bare"])])):
+        commands = {"ours": OURS, "bare": BARE, "floor": FLOOR}
+        for side, cmd in ((side, [*command, str(self.ports[side])]) for side, command in commands.items()):
             proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=log, cwd=self.tmp)
             self.procs.append(proc)
             _wait_port(self.ports[side], proc)
@@ -88,8 +95,8 @@ class HttpSessions:
         full = self.sessions, self.calls
         self.sessions, self.calls = min(2, self.sessions), 1
         try:
-            self.round("ours", record=False)
-            self.round("bare", record=False)
+            for side in commands:
+                self.round(side, record=False)
         finally:
             self.sessions, self.calls = full
 
@@ -109,10 +116,11 @@ class HttpSessions:
         ready = anyio.Event()
         opened = [0]
         started: list[float] = []
-        opener = self._ours_session if side == "ours" else self._bare_session
-
         async def one(s: int) -> None:
-            await opener(s, ready, opened, latencies)
+            if side == "ours":
+                await self._ours_session(s, ready, opened, latencies)
+            else:
+                await self._bare_session(s, ready, opened, latencies, side)
 
         async with anyio.create_task_group() as tg:
             for s in range(self.sessions):
@@ -142,17 +150,22 @@ class HttpSessions:
                     raise RuntimeError(f"execute_sql failed: {res.text[:300]}")
                 self._check_rows(k, res.model_response["rows"])
 
-    async def _bare_session(self, s: int, ready: anyio.Event, opened: list[int], latencies: list[float]) -> None:
+    async def _bare_session(self, s: int, ready: anyio.Event, opened: list[int], latencies: list[float],
+                            side: str = "bare") -> None:
         from analytics_acp import sdk_private  # the SDK's private names have one home (issue 27.3)
         from mcp.client.session import ClientSession
         from mcp.client.streamable_http import streamable_http_client
 
         db = str(self.dbs[s])
-        async with sdk_private.mcp_http_client(None) as http, streamable_http_client(self.url("bare"), http_client=http) as (
+        def rows(res: Any) -> list[Any]:  # bare: the rows as JSON; floor: the model's JSON, rows inside
+            loaded = orjson.loads(res.content[0].text)
+            return loaded if side == "bare" else loaded["rows"]
+
+        async with sdk_private.mcp_http_client(None) as http, streamable_http_client(self.url(side), http_client=http) as (
             read, write), ClientSession(read, write) as session:
             await session.initialize()
             first = await session.call_tool("query", {"db": db, "sql": f"SELECT MAX(id) AS m FROM {TABLE}"})
-            self._check_own_db(s, orjson.loads(first.content[0].text)[0], first.content[0].text)  # type: ignore[union-attr]
+            self._check_own_db(s, rows(first)[0], first.content[0].text)  # type: ignore[union-attr]
             opened[0] += 1
             await ready.wait()
             for i in range(self.calls):
@@ -161,8 +174,8 @@ class HttpSessions:
                 res = await session.call_tool("query", {"db": db, "sql": QUERY.format(k=k)})
                 latencies.append(time.perf_counter() - t0)
                 if res.is_error:
-                    raise RuntimeError(f"bare query failed: {res.content}")
-                self._check_rows(k, orjson.loads(res.content[0].text))  # type: ignore[union-attr]
+                    raise RuntimeError(f"{side} query failed: {res.content}")
+                self._check_rows(k, rows(res))
 
     def _check_own_db(self, s: int, row: Any, text: str) -> None:
         value = row["m"] if isinstance(row, dict) else row[0]
@@ -178,17 +191,20 @@ class HttpSessions:
 
     # -- what the three cases call -----------------------------------------------------------
     def run_p50(self, side: str) -> float:
-        return self.round(side)["p50"]
+        p50 = self.round(side)["p50"]
+        if side == "bare":
+            self.round("floor")  # in the same round, right after the bare one; the floor cases read it
+        return p50
 
-    def replayed(self, metric: str, side: str) -> float:
-        i = self.replay.get((metric, side), 0)
-        self.replay[(metric, side)] = i + 1
+    def replayed(self, case: str, metric: str, side: str) -> float:
+        i = self.replay.get((case, metric, side), 0)
+        self.replay[(case, metric, side)] = i + 1
         return self.recorded[side][i][metric]
 
     def extra(self) -> dict[str, Any]:
         facts = dict(self.facts)
         total = self.sessions * self.calls
-        for side in ("ours", "bare"):
+        for side in ("ours", "bare", "floor"):
             walls = [r["wall"] for r in self.recorded[side]]
             if walls:
                 facts[f"{side}_calls_per_s"] = round(total / statistics.median(walls), 1)
@@ -209,20 +225,34 @@ class HttpSessions:
 
 
 def cases(quick: bool) -> list[Case]:
-    """p50 (runs the rounds), p99 and wall (replay the same rounds); 3 x 3 with quick."""
+    """p50 (runs the rounds), p99 and wall (replay the same rounds), then the same three against the floor; 3 x 3
+    with quick."""
     sessions, calls = (3, 3) if quick else (50, 20)
     s = HttpSessions(sessions, calls)
     what = f"{sessions} HTTP sessions x {calls} execute_sql"
-    labels: dict[str, Any] = dict(ours_label="analytics-acp serve databases --http (ACP host per session)",
-                  baseline_label="bare mcp SDK HTTP server, same SQLite query per call")
+    ours_label = "analytics-acp serve databases --http (ACP host per session)"
+    labels: dict[str, Any] = dict(ours_label=ours_label,
+                                  baseline_label="bare mcp SDK HTTP server, same SQLite query per call")
+    floor: dict[str, Any] = dict(ours_label=ours_label, baseline_label="floor: the bare server plus the steps ACP cannot "
+                                 "skip (query off the loop, guard parse, typed rows, same-size three-part result)")
+    within = dict(target="<= 1.1 (within 10% of the floor)", target_value=1.1)
     return [
         Case(key="http_sessions_p50", title=f"4b. {what}, p50 latency", target="<= 1.5", target_value=1.5,
              ours=lambda: s.run_p50("ours"), baseline=lambda: s.run_p50("bare"), setup=s.setup,
              **labels),
         Case(key="http_sessions_p99", title=f"4b. {what}, p99 latency (same rounds)", target="<= 1.5",
-             target_value=1.5, ours=lambda: s.replayed("p99", "ours"), baseline=lambda: s.replayed("p99", "bare"),
-             **labels),
+             target_value=1.5, ours=lambda: s.replayed("p99", "p99", "ours"),
+             baseline=lambda: s.replayed("p99", "p99", "bare"), **labels),
         Case(key="http_sessions_wall", title=f"4b. {what}, wall = 1/throughput (same rounds)",
-             target="<= 1.5 (throughput >= 0.67x)", target_value=1.5, ours=lambda: s.replayed("wall", "ours"),
-             baseline=lambda: s.replayed("wall", "bare"), teardown=s.teardown, extra=s.extra, **labels),
+             target="<= 1.5 (throughput >= 0.67x)", target_value=1.5, ours=lambda: s.replayed("wall", "wall", "ours"),
+             baseline=lambda: s.replayed("wall", "wall", "bare"), extra=s.extra, **labels),
+        Case(key="http_sessions_floor_p50", title=f"4b floor. {what}, p50 latency against the floor (same rounds)",
+             ours=lambda: s.replayed("floor", "p50", "ours"), baseline=lambda: s.replayed("floor", "p50", "floor"),
+             **within, **floor),
+        Case(key="http_sessions_floor_p99", title=f"4b floor. {what}, p99 latency against the floor (same rounds)",
+             ours=lambda: s.replayed("floor", "p99", "ours"), baseline=lambda: s.replayed("floor", "p99", "floor"),
+             **within, **floor),
+        Case(key="http_sessions_floor_wall", title=f"4b floor. {what}, wall against the floor (same rounds)",
+             ours=lambda: s.replayed("floor", "wall", "ours"), baseline=lambda: s.replayed("floor", "wall", "floor"),
+             teardown=s.teardown, extra=s.extra, **within, **floor),
     ]
