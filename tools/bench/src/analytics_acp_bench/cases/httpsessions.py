@@ -235,7 +235,7 @@ def cases(quick: bool) -> list[Case]:
                                   baseline_label="bare mcp SDK HTTP server, same SQLite query per call")
     floor: dict[str, Any] = dict(ours_label=ours_label, baseline_label="floor: the bare server plus the steps ACP cannot "
                                  "skip (query off the loop, guard parse, typed rows, same-size three-part result)")
-    within = dict(target="<= 1.1 (within 10% of the floor)", target_value=1.1)
+    within: dict[str, Any] = dict(target="<= 1.1 (within 10% of the floor)", target_value=1.1)
     return [
         Case(key="http_sessions_p50", title=f"4b. {what}, p50 latency", target="<= 1.5", target_value=1.5,
              ours=lambda: s.run_p50("ours"), baseline=lambda: s.run_p50("bare"), setup=s.setup,
