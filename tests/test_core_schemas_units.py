@@ -200,3 +200,28 @@ def test_check_offline_is_what_a_host_checks_without_the_server():
         assert error is not None and error.name == name and needle in error.message, (setup, error)
         assert DISTINCT not in error.message
     assert check_offline({"credentials_schema": {"type": "object", "properties": {}}}, {}) is None  # nothing needed
+
+
+def test_validated_configs_are_remembered_per_schema_object_and_never_shared():
+    """Issue 39 (bench case 4b): every tools/call validates the session's config again; valid configs are
+    remembered per schema object. A remembered answer never stands for another schema, never for an invalid
+    config, and a caller changing the dict it got changes nothing for the next call."""
+    import pytest
+    from analytics_acp.errors import InvalidArguments
+    from analytics_acp.schemas import validate_config
+
+    loose = {"type": "object", "properties": {"n": {"type": "integer", "default": 3}, "mode": {"type": "string"}}}
+    strict = {"type": "object", "properties": {"n": {"type": "integer", "maximum": 5}}, "required": ["n"]}
+    assert validate_config(loose, {"mode": "a"}) == {"mode": "a", "n": 3}
+    got = validate_config(loose, {"mode": "a"})
+    assert got == {"mode": "a", "n": 3}
+    got["n"] = 99
+    assert validate_config(loose, {"mode": "a"}) == {"mode": "a", "n": 3}
+    assert validate_config(loose, {"n": 9}) == {"n": 9}
+    with pytest.raises(InvalidArguments, match="n"):  # the same config, another schema: checked again
+        validate_config(strict, {"n": 9})
+    for _ in range(2):  # an invalid config is refused every time, never remembered
+        with pytest.raises(InvalidArguments):
+            validate_config(loose, {"n": "x"})
+    with pytest.raises(InvalidArguments):  # not plain JSON (past 64 bits): validated without the memo
+        validate_config(strict, {"n": 2**70})
