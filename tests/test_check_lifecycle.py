@@ -72,9 +72,13 @@ class Check:
 def _children_of(parent: int) -> set[int]:
     """Pids whose parent is ``parent`` (zombies included, like ``pgrep -P``), from /proc."""
     found = set()
-    for stat in Path("/proc").glob("[0-9]*/stat"):
+    # os.listdir, not Path.glob: glob stats each match itself, so a process ending mid-scan raised
+    # ProcessLookupError out of the scan and killed the watcher thread (seen once in a full run).
+    for name in os.listdir("/proc"):
+        if not name.isdigit():
+            continue
         try:
-            text = stat.read_text()
+            text = Path("/proc", name, "stat").read_text()
         except OSError:  # exited while we looked
             continue
         # pid (comm) state ppid ...: comm may hold spaces or parentheses, so split after its last ")".
