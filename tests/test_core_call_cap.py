@@ -87,10 +87,10 @@ class _Wire:
         await _settle()
 
 
-async def _gated(cap, body):
+async def _gated(cap, body, **options):
     up_send, up_receive = anyio.create_memory_object_stream(0)
     out_send, out_receive = anyio.create_memory_object_stream(100)  # what the gate writes itself (refusals)
-    gate = CallGate(cap)
+    gate = CallGate(cap, **options)
     ended = anyio.Event()
     async with up_send, out_receive, gate.streams(up_receive, out_send) as (down, _write):
         wire = _Wire(gate, up_send, out_receive)
@@ -246,6 +246,37 @@ async def test_stdin_ending_answers_held_calls_connection_closed_and_ends_the_lo
         assert await wire.nothing_handed() and wire.ended.is_set()  # the serve loop saw its stream end
 
     await _gated(1, body)
+
+
+async def test_stdin_ending_lets_the_calls_in_progress_answer_before_the_loop_ends():
+    # The SDK cancels the handlers still running when its read stream ends: the gate holds EOF back until the
+    # calls it handed on are answered (`cat requests | serve` got only initialize's answer before).
+    async def body(wire):
+        await wire.send(_request(1))
+        await wire.send(_request(2))
+        assert [(await wire.handed()).message.id for _ in range(2)] == [1, 2]
+        await wire.up.aclose()  # EOF with both calls running
+        await _settle()
+        assert not wire.ended.is_set()
+        await wire.answered(_answer(1))
+        assert not wire.ended.is_set()  # call 2 still runs
+        await wire.answered(_answer(2))
+        with anyio.fail_after(BOUND_S):
+            await wire.ended.wait()
+
+    await _gated(4, body)
+
+
+async def test_a_call_that_never_answers_holds_the_end_of_stdin_back_no_longer_than_the_grace():
+    async def body(wire):
+        await wire.send(_request(1))
+        await wire.handed()
+        await wire.up.aclose()
+        with anyio.fail_after(BOUND_S):  # the grace here is 0.05 s: only a bounded wait ends before BOUND_S
+            await wire.ended.wait()
+        assert wire.gate.in_progress == 1  # it ended without the answer: the SDK cancels the handler
+
+    await _gated(4, body, eof_grace_s=0.05)
 
 
 def test_settings_from_the_environment():

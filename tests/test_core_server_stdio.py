@@ -125,7 +125,24 @@ def test_stdin_from_a_regular_file(tmp_path):
         proc = subprocess.run(serve_command(), env=env(), stdin=stdin, capture_output=True, timeout=60)
     answers = _answers(proc.stdout)
     assert answers[0]["result"]["capabilities"]["experimental"]["acp"]
-    assert answers.get(1) is None or "extract" in {t["name"] for t in answers[1]["result"]["tools"]}
+    assert "extract" in {t["name"] for t in answers[1]["result"]["tools"]}  # answered before the server ends
+
+
+def test_requests_written_then_stdin_closed_at_once_are_all_answered():
+    # `cat requests | analytics-acp serve ...`: stdin ends before the calls run. The SDK cancels the handlers still
+    # running at EOF, so before the fix only initialize was answered; calls in progress now answer first (bounded
+    # by stopping.EOF_GRACE_S), as the bare SDK server does for its quick handlers.
+    configure = {"jsonrpc": "2.0", "id": 1, "method": "acp/configure", "params": {"credentials": CREDS}}
+    listing = {"jsonrpc": "2.0", "id": 2, "method": "tools/list"}
+    call = {"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {
+        "name": "extract", "arguments": {"n": 40, "resource_id": "acc1"}, "_meta": {"acp": {"row_limit": 5}}}}
+    proc = subprocess.run(serve_command(), env=env(), input=_messages(configure, listing, call), capture_output=True,
+                          timeout=60)
+    answers = _answers(proc.stdout)
+    assert proc.returncode == 0 and sorted(answers) == [0, 1, 2, 3]
+    assert "extract" in {t["name"] for t in answers[2]["result"]["tools"]}
+    assert len(answers[3]["result"]["_meta"]["acp"]["system_data"]["table"]) == 40
+    assert CREDS["api_key"].encode() not in proc.stdout + proc.stderr
 
 
 # --- pre-serialized inline tables (results/table.py SerializedRows): sent as built, byte for byte ---

@@ -39,6 +39,7 @@ from mcp.shared.message import ServerMessageMetadata, SessionMessage
 
 from . import sdk_private
 from .requestids import correlation_key, id_key
+from .stopping import EOF_GRACE_S  # calls running when stdin ends answer within it; the process ends at it
 
 log = logging.getLogger("analytics_acp")
 
@@ -120,8 +121,9 @@ class CallGate:
     (or the write wrapper ``streams`` adds) reports each message it has put on the wire to ``written``.
     """
 
-    def __init__(self, max_calls: int = DEFAULT_MAX_CALLS):
+    def __init__(self, max_calls: int = DEFAULT_MAX_CALLS, eof_grace_s: float = EOF_GRACE_S):
         self.max_calls = max_calls
+        self.eof_grace_s = eof_grace_s
         self.taken = 0  # requests handed to the server so far (the pause log says it)
         self._running: dict[str, int] = {}  # request key -> answers still owed (a client may reuse an id)
         self._count = 0
@@ -247,12 +249,24 @@ class CallGate:
             while True:
                 await self._until(lambda: self._ready() or self._eof)
                 if not self._ready():
+                    await self._drain()
                     return  # stdin ended and nothing is left to hand on
                 item = self._urgent.popleft() if self._urgent else self._queue.popleft()
                 if (request := _request(item)) is not None:
                     item = self._start(request, item.metadata)  # type: ignore[union-attr]
                 self._notify()
                 await downstream.send(item)
+
+    async def _drain(self) -> None:
+        """stdin ended: let the calls in progress answer (bounded by ``eof_grace_s``) before the serve loop sees EOF.
+
+        The SDK cancels every handler still running when its read stream ends, so without this a client that
+        writes its requests and closes stdin at once (``cat requests | serve``) got only the answer to
+        initialize. No wait while the client owes the server an answer (acp/read_table, 8.8): it never comes,
+        and the SDK's EOF is what tells the waiting call so.
+        """
+        with anyio.move_on_after(self.eof_grace_s):
+            await self._until(lambda: self._count == 0 or bool(self._owed))
 
     def _start(self, request: types.JSONRPCRequest, metadata: Any) -> SessionMessage:
         """A call in progress from now on; ``on_request_unanswered`` ends it when it is cancelled (no answer)."""

@@ -16,7 +16,7 @@ import threading
 from collections.abc import Callable
 
 STOP_BOUND_S = 10.0  # the longest a stop may take before the process exits regardless
-EOF_GRACE_S = 1.0  # calls still running when stdin ends may answer within this, then the process exits
+EOF_GRACE_S = 1.0  # calls still running when stdin ends may answer within this, then the process exits (call_cap)
 
 
 def _stop_and_exit(stop: Callable[[], None], code: int) -> None:
