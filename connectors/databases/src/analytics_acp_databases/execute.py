@@ -264,15 +264,13 @@ def compact_sql(sql: str) -> str:
 
 def sql_dates(checked: CheckedQuery) -> list[str] | None:
     """Key dates (8.2): every YYYY-MM-DD date in the SQL's string literals, sorted; None = today's date."""
-    tree = checked.query_tree
-    if tree is None:
+    if checked.query_tree is None:
         return None
     found: set[str] = set()
-    for lit in tree.find_all(exp.Literal):
-        if lit.is_string:
-            day = literal_date(lit.this)
-            if day:
-                found.add(day)
+    for text in checked.literals:  # collected by the guard's one walk of the tree (readonly._scan)
+        day = literal_date(text)
+        if day:
+            found.add(day)
     return sorted(found) or None
 
 
