@@ -40,6 +40,18 @@ def credentials_resource(loaded: LoadedConnector, credentials: dict[str, Any] | 
     return rid if isinstance(rid, str) and rid else None
 
 
+def _credential_identity(loaded: LoadedConnector, credentials: dict[str, Any] | None, session: SessionConfig) -> str:
+    """The call's hashed credential identity (7.4, 10.1.5); a session's own credentials are hashed once
+    (identity_memo.py), credentials sent in ``_meta.acp`` on every call."""
+
+    def compute(credentials: dict[str, Any] | None) -> str:
+        return identity_key(loaded.info.id, loaded.hook.credential_identity(credentials=credentials))[:32]
+
+    if credentials is None or credentials is not session.credentials:
+        return compute(credentials)
+    return loaded.identities.identity(credentials, compute)
+
+
 def build_call_context(
     loaded: LoadedConnector,
     tool_name: str,
@@ -73,7 +85,6 @@ def build_call_context(
         tables = check_tables(info, tables)
     sampling = meta.get("sampling") or "head"
     inline = meta.get("inline_max_bytes")
-    identity = loaded.hook.credential_identity(credentials=credentials)
     call_id = meta.get("call_id")
     return CallContext(
         connector_id=info.id,
@@ -95,7 +106,7 @@ def build_call_context(
         client=client,
         tmp_dir=tmp_dir(),
         cache_dir=cache_dir(),
-        credential_identity=identity_key(info.id, identity)[:32],
+        credential_identity=_credential_identity(loaded, credentials, session),
         table_reader=partial(read_table, call_id=call_id) if read_table is not None else None,
         signals=signals if signals is not None else CallSignals(),
         connector_state=loaded.state,

@@ -24,6 +24,7 @@ import pluggy
 from . import hookspecs
 from .declarations import BlockSpec, ConnectorInfo, ToolSpec
 from .errors import AcpError
+from .identity_memo import IdentityMemo
 from .lazy import check_lazy
 from .state import ConnectorState
 
@@ -84,6 +85,7 @@ class LoadedConnector:
     blocks: dict[str, BlockSpec] = field(default_factory=dict)
     tool_owner: dict[str, str] = field(default_factory=dict)  # tool name -> plugin name (attribution)
     state: ConnectorState = field(default_factory=ConnectorState)  # what the connector keeps between calls (state.py)
+    identities: IdentityMemo = field(default_factory=IdentityMemo, repr=False)  # hashed session credentials (identity_memo.py)
 
     @property
     def hook(self) -> Any:
