@@ -130,3 +130,28 @@ def test_inference_shared_by_queries_that_differ_only_in_filters_order_and_limit
         assert [h.get("hint") for h in ex.headers] == hints, sql
         consume(ex)
     assert len(inference_runs) == 1 + len(other)
+
+
+def test_a_sessions_credentials_are_hashed_once_and_never_served_to_others(tmp_path, make_ctx, consume, monkeypatch):
+    """The engines' key (identity_key of the credentials) is worked out once per session credentials dict: another
+    session's credentials, or the same dict changed in place, get their own key and read their own file."""
+    hashed: list[str] = []
+    real = engines.identity_key
+
+    def counting(credentials):
+        hashed.append(credentials["path"])
+        return real(credentials)
+
+    monkeypatch.setattr(engines, "identity_key", counting)
+    a, b = _db(tmp_path / "a.sqlite", 20), _db(tmp_path / "b.sqlite", 30)
+    one, two = {"type": "sqlite", "path": a}, {"type": "sqlite", "path": b}
+
+    def max_id(credentials: dict) -> int:
+        ctx = make_ctx(credentials, Path(credentials["path"]).stem)
+        return consume(run_execute_sql(ExecuteSql.parse({"sql": "SELECT MAX(id) AS m FROM t"}), ctx))[0]["m"]
+
+    for _ in range(3):
+        assert (max_id(one), max_id(two)) == (20, 30)
+    assert hashed == [a, b]
+    one["path"] = b  # changed in place: hashed again, and the call reads the file it names now
+    assert max_id(one) == 30 and hashed == [a, b, b]

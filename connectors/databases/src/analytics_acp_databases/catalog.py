@@ -12,7 +12,6 @@ from typing import Any
 
 import sqlalchemy as sa
 from analytics_acp import CallContext, ResourceNotFound
-from analytics_acp.state import identity_key
 from sqlalchemy.engine import Connection
 
 from .engines import Session, Source, open_read
@@ -276,7 +275,7 @@ def _inference_schema(source: Source, tables: list[str], default: str | None,
     depth = max(len(t.split(".")) for t in tables)
     if depth > 2:
         return {}
-    ident = identity_key(source.credentials)
+    ident = source.credentials_key
     cache = source.state.columns
     nested: dict[str, Any] = {}
     for name in tables:

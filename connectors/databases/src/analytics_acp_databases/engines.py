@@ -78,6 +78,12 @@ class Source:
         self.credentials = canonical(self.credentials) or {}
 
     @property
+    def credentials_key(self) -> str:
+        """The core's identity_key of the credentials (the engines' and the column cache's key, 10.1.3): a session's
+        credentials dict is hashed once, and only the same unchanged dict is served from the memo (identity_memo.py)."""
+        return self.state.keys.identity(self.credentials, identity_key)
+
+    @property
     def backend(self) -> str:
         """SQLAlchemy backend name from the credentials (mariadb is refined after connecting)."""
         return backend_of(self.credentials)
@@ -113,7 +119,7 @@ class Source:
             except (ImportError, NoSuchModuleError) as exc:
                 raise _missing_driver(self, exc) from None
 
-        return self.state.engines.get_or_make((identity_key(self.credentials), self.database, read_only), make)
+        return self.state.engines.get_or_make((self.credentials_key, self.database, read_only), make)
 
     def file_lock(self) -> threading.RLock:
         """Per-file lock: DuckDB cannot hold a read-only and a read-write handle of one file at once."""
@@ -121,7 +127,7 @@ class Source:
 
     def dispose_file_engines(self) -> None:
         """Close every kept engine of this credential's file (before DuckDB switches modes)."""
-        ident = identity_key(self.credentials)
+        ident = self.credentials_key
         self.state.engines.drop_where(lambda key: isinstance(key, tuple) and key[0] == ident)
 
 

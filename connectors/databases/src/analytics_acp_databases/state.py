@@ -9,6 +9,7 @@ import threading
 import weakref
 from typing import Any, Protocol
 
+from analytics_acp.identity_memo import IdentityMemo
 from analytics_acp.state import ConnectorSlot, KeyedCache
 
 log = logging.getLogger(__name__)
@@ -40,6 +41,7 @@ class DatabaseState:
         self.engines: KeyedCache[Any] = KeyedCache(max_engines, on_evict=_dispose)
         self.columns: KeyedCache[dict[str, str]] = KeyedCache(COLUMN_CACHE_SIZE, ttl_s=COLUMN_CACHE_S)
         self.inferred: KeyedCache[tuple[str | None, ...]] = KeyedCache(INFERRED_MEMO_SIZE)
+        self.keys = IdentityMemo()  # identity_key of a session's credentials dict, hashed once (engines.Source)
         self.active: weakref.WeakSet[Session] = weakref.WeakSet()
         self._file_locks: dict[str, threading.RLock] = {}
         self._lock = threading.Lock()
