@@ -113,6 +113,60 @@ def _compiled(source: str) -> CodeType:
     return code
 
 
+_FACTORIES: dict[Any, Callable[..., Any]] = {}  # column layout -> (converters, memos) -> (row function, batch function)
+_FACTORIES_MAX = 256
+
+
+def _factory(layout: Any) -> Callable[..., Any]:
+    """Generate and compile the row and batch functions of one column layout (see ``TableSchema._compile``)."""
+    sparse, seq, columns = layout
+    params = ["_known"]
+    lines = ["    def _row(r):"]
+    count = sum(1 for c in columns if c[1] is not None)
+    if sparse:
+        # Object rows that often lack keys (event tables): accept any subset of the known keys.
+        lines.append("        if not r.keys() <= _known: raise _Slow")
+    else:
+        lines.append(f"        if len(r) != {count}: raise _Slow")
+    fetch = "r.get({!r})" if sparse else "r[{!r}]"
+    items = []
+    for j, (name, source, fast, has_memo, inferred_memo) in enumerate(columns):
+        if source is None:
+            items.append(f"{name!r}: None")
+            continue
+        params += [f"c{j}", f"m{j}"]
+        v = f"v{j}"
+        lines.append(f"        {v} = " + fetch.format(source))
+        if fast is float:
+            test = f"{v}.__class__ is _float and {v} - {v} == 0.0"
+        elif fast is not None:
+            test = f"{v}.__class__ is _{fast.__name__} or {v} is None"
+        else:
+            test = None
+        if has_memo:
+            # An inferred column's memo maps text to itself: a membership test, no call.
+            lookup = f"({v} if {v} in m{j} else c{j}({v}))" if inferred_memo else f"(m{j}.get({v}) or c{j}({v}))"
+            items.append(f"{name!r}: {v} if {test} else {lookup}" if test else f"{name!r}: {lookup}")
+            continue
+        items.append(f"{name!r}: {v} if {test} else c{j}({v})" if test else f"{name!r}: c{j}({v})")
+    row = "{" + ", ".join(items) + "}"
+    lines.append(f"        return {row}")
+    positions = sorted((c[1], f"v{j}") for j, c in enumerate(columns) if c[1] is not None)
+    batched = seq and bool(positions) and [p for p, _ in positions] == list(range(len(positions)))
+    if batched:  # the same cells, unpacked by position, in one comprehension over the batch
+        targets = ", ".join(v for _, v in positions)
+        lines += ["    def _batch(rows):", f"        return [{row} for ({targets},) in rows]"]
+    lines.append("    return _row, " + ("_batch" if batched else "None"))
+    source = f"def _make({', '.join(params)}):\n" + "\n".join(lines)
+    namespace: dict[str, Any] = {"_Slow": _Slow, "_str": str, "_int": int, "_bool": bool, "_float": float}
+    exec(_compiled(source), namespace)  # noqa: S102 - generated from our own column list (names via repr)
+    if len(_FACTORIES) >= _FACTORIES_MAX:
+        _FACTORIES.clear()
+    make: Callable[..., Any] = namespace["_make"]
+    _FACTORIES[layout] = make
+    return make
+
+
 class TableSchema:
     """Columns of one table, their converters, inferred kinds and conversion warnings."""
 
@@ -177,51 +231,22 @@ class TableSchema:
 
     # --- compiled hot path ----------------------------------------------------------------
     def _compile(self) -> RowFn:
-        namespace: dict[str, Any] = {"_Slow": _Slow, "_str": str, "_int": int, "_bool": bool, "_float": float}
-        lines = ["def _row(r):"]
-        sourced = [c for c in self.columns if c.source is not None]
-        if self.sparse:
-            # Object rows that often lack keys (event tables): accept any subset of the known keys.
-            namespace["_known"] = frozenset(c.source for c in sourced)
-            lines.append("    if not r.keys() <= _known: raise _Slow")
-        else:
-            lines.append(f"    if len(r) != {len(sourced)}: raise _Slow")
-        fetch = "r.get({!r})" if self.sparse else "r[{!r}]"
-        items = []
-        for j, col in enumerate(self.columns):
-            if col.source is None:
-                items.append(f"{col.name!r}: None")
-                continue
-            namespace[f"c{j}"] = col.convert
-            v = f"v{j}"
-            lines.append(f"    {v} = " + fetch.format(col.source))
-            if col.fast is float:
-                test = f"{v}.__class__ is _float and {v} - {v} == 0.0"
-            elif col.fast is not None:
-                test = f"{v}.__class__ is _{col.fast.__name__} or {v} is None"
-            else:
-                test = None
-            if col.memo is not None:
-                namespace[f"m{j}"] = col.memo
-                if col.inferred is not None and col.memo is col.inferred.memo:  # text -> itself: a test, no call
-                    lookup = f"({v} if {v} in m{j} else c{j}({v}))"
-                else:
-                    lookup = f"(m{j}.get({v}) or c{j}({v}))"
-                items.append(f"{col.name!r}: {v} if {test} else {lookup}" if test else f"{col.name!r}: {lookup}")
-                continue
-            items.append(f"{col.name!r}: {v} if {test} else c{j}({v})" if test else f"{col.name!r}: c{j}({v})")
-        row = "{" + ", ".join(items) + "}"
-        lines.append(f"    return {row}")
-        positions = sorted((c.source, f"v{j}") for j, c in enumerate(self.columns) if c.source is not None)
-        batched = self.mode == "seq" and bool(positions) and [p for p, _ in positions] == list(range(len(positions)))
-        if batched:  # the same cells, unpacked by position, in one comprehension over the batch
-            targets = ", ".join(v for _, v in positions)
-            lines += ["def _batch(rows):", f"    return [{row} for ({targets},) in rows]"]
-        exec(_compiled("\n".join(lines)), namespace)  # noqa: S102 - generated from our own column list (names via repr)
+        # The generated code depends only on the columns' layout (names, sources, inline tests, memo use): one
+        # factory per layout, kept (tables of one tool share it), called with this table's converters and memos.
+        sourced = [(j, c) for j, c in enumerate(self.columns) if c.source is not None]
+        layout = (self.sparse, self.mode == "seq", tuple(
+            (c.name, c.source, c.fast, c.memo is not None, c.inferred is not None and c.memo is c.inferred.memo)
+            for c in self.columns))
+        make = _FACTORIES.get(layout)
+        if make is None:
+            make = _factory(layout)
+        args: list[Any] = [frozenset(c.source for _, c in sourced) if self.sparse else None]
+        for _, col in sourced:
+            args += (col.convert, col.memo)
+        row_fn, batch_fn = make(*args)
         self.dirty = False
-        self._batch_fn = namespace["_batch"] if batched else None
-        row_fn: RowFn = namespace["_row"]
-        return row_fn
+        self._batch_fn = batch_fn
+        return row_fn  # type: ignore[no-any-return]
 
     def _learn_fast(self) -> None:
         # An undeclared column whose first kind is string/integer/boolean/number gets the inline
