@@ -128,15 +128,15 @@ def projection_key(sql: str, tree: exp.Expression) -> Any:
     LIMIT/OFFSET (``... WHERE id > 5`` and ``... WHERE id > 7`` share it); the whole SQL text otherwise."""
     if not isinstance(tree, exp.Select):
         return sql
-    return tuple((name, _shape(value)) for name, value in tree.args.items() if name not in _ROW_ONLY_CLAUSES)
+    return tuple([(name, _shape(value)) for name, value in tree.args.items() if name not in _ROW_ONLY_CLAUSES])
 
 
 def _shape(node: Any) -> Any:
     """An exact, hashable rendering of a tree: node classes and every argument (not sqlglot's hash equality)."""
-    if isinstance(node, exp.Expression):
-        return (node.__class__, tuple((k, _shape(v)) for k, v in node.args.items() if v is not None))
+    if isinstance(node, exp.Expression):  # lists, not generators, inside tuple(): the same tuples, made faster
+        return (node.__class__, tuple([(k, _shape(v)) for k, v in node.args.items() if v is not None]))
     if isinstance(node, list):
-        return tuple(_shape(v) for v in node)
+        return tuple([_shape(v) for v in node])
     if node is None or isinstance(node, (str, int, float, bool)):
         return node
     return (type(node).__name__, repr(node))
