@@ -18,8 +18,8 @@ SAMPLES = ["0", "7", "-3", "+12", "007", "1.5", "-0.25", "1e3", ".5", "-.5", "5.
            "inf", "1,5", "٣"]
 
 
-def build(values, hint=None, inline=1 << 20, tmp_path=None):
-    header = {"name": "v", "type": "infer", **({"hint": hint} if hint else {})}
+def build(values, hint=None, inline=1 << 20, tmp_path=None, binary=None):
+    header = {"name": "v", "type": "infer", **({"hint": hint} if hint else {}), **({"binary": binary} if binary else {})}
     t = build_table(([v] for v in values), headers=[header], columns=["v"], inline_max_bytes=inline, tmp_dir=tmp_path)
     rows = t.table if t.table is not None else read_table_uri(t.system_data()["table_uri"])
     return t.headers[0].type, [r["v"] for r in rows]
@@ -128,3 +128,20 @@ def test_role_and_description_of_an_inferred_header_are_kept():
         {"name": "d", "type": "date", "role": "dimension", "description": "Day"},
         {"name": "n", "type": "number", "role": "metric"},
     ]
+
+
+BINARY_CASES = [  # "binary": "hex": bytes become hex text, then typed as that text would be
+    ([b"\x00\xff", "x"], None, "string", ["00ff", "x"]),
+    (["web", b"\x0a", "app"], None, "string", ["web", "0a", "app"]),  # after text: the column is text already
+    ([b"\x12\x34", b"\x56\x78"], None, "integer", [1234, 5678]),  # hex of digits reads as numbers (16.6)
+    ([b"\x12\x34", None, bytearray(b"\xab")], "integer", "string", ["1234", None, "ab"]),
+    ([1, b"\x01"], None, "string", ["1", "01"]),  # '01' keeps its leading zero: text
+]
+
+
+@pytest.mark.parametrize(("values", "hint", "kind", "expected"), BINARY_CASES)
+def test_binary_hex_writes_bytes_as_hex_text_inline_and_spilled(values, hint, kind, expected, tmp_path):
+    assert build(values, hint, binary="hex") == (kind, expected)
+    assert build(values, hint, inline=0, tmp_path=tmp_path, binary="hex") == (kind, expected)
+    as_text = [bytes(v).hex() if isinstance(v, bytes | bytearray) else v for v in values]
+    assert build(as_text, hint) == (kind, expected)  # the same as hex text handed over by the tool

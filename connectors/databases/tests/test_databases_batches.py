@@ -8,6 +8,7 @@ import sqlite3
 import uuid
 
 import pytest
+from analytics_acp.results.table import build_table
 from analytics_acp_databases import types_map
 from analytics_acp_databases.arguments import ExecuteSql
 from analytics_acp_databases.execute import BATCH_ROWS, run_execute_sql
@@ -49,17 +50,31 @@ def test_a_batch_of_final_values_is_passed_through_as_is():
         (1, "web"), (2, "00")]
 
 
-def test_sqlite_batches_pass_unchanged_only_when_every_cell_is_plain(tmp_path):
-    """pysqlite gives str/int/float/bytes/None; the orjson probe (issue 19.2) must flag every BLOB."""
-    with sqlite3.connect(tmp_path / "b.sqlite") as conn:
-        rows = conn.execute("SELECT 1, 'a', 2.5, NULL UNION ALL SELECT 2, x'00ff', 1e300, 'ñ'").fetchall()
-    kinds = [None] * 4
-    converters = [types_map.converter(k) for k in kinds]
-    assert types_map.sqlite_plain(rows[:1])
-    assert not types_map.sqlite_plain(rows)  # the BLOB: convert_batch makes it hex text
-    assert types_map.convert_batch(rows, kinds, converters)[1][1] == "00ff"
-    plain = [(i, f"t{i}", i / 3, None) for i in range(50)]
-    assert types_map.sqlite_plain(plain) and types_map.convert_batch(plain, kinds, converters) is plain
+BLOB_SQL = (
+    "SELECT 1 AS n, x'00ff' AS b, x'1234' AS h, 'web' AS t UNION ALL SELECT 2, 'abc', x'5678', x'0a' "
+    "UNION ALL SELECT 3, NULL, NULL, 'app'"
+)
+BLOB_ROWS = [  # hex text, then typed like any text: a column of x'1234', x'5678' reads as integers (16.6)
+    {"n": 1, "b": "00ff", "h": 1234, "t": "web"},
+    {"n": 2, "b": "abc", "h": 5678, "t": "0a"},
+    {"n": 3, "b": None, "h": None, "t": "app"},
+]
+
+
+@pytest.mark.parametrize("inline_max_bytes", [1 << 20, 0])
+def test_sqlite_blobs_reach_the_table_as_hex_text(tmp_path, make_ctx, inline_max_bytes):
+    """pysqlite gives str/int/float/bytes/None; every BLOB is hex text in the table, inline or in its file."""
+    from analytics_acp.results.extraction import build_extraction
+    from analytics_acp.results.settings import BuildSettings
+    from analytics_acp.tablefile import read_table_uri
+
+    db = tmp_path / "b.sqlite"
+    sqlite3.connect(db).close()
+    ex = run_execute_sql(ExecuteSql.parse({"sql": BLOB_SQL}), make_ctx({"type": "sqlite", "path": str(db)}, "b"))
+    data = build_extraction(ex, BuildSettings(row_limit=5, inline_max_bytes=inline_max_bytes, tmp_dir=tmp_path)).system_data
+    assert data["format"] == ("inline" if inline_max_bytes else "file")
+    assert (data["table"] if inline_max_bytes else read_table_uri(data["table_uri"])) == BLOB_ROWS
+    assert {h["name"]: h["type"] for h in data["headers"]} == {"n": "integer", "b": "string", "h": "integer", "t": "string"}
 
 
 @pytest.fixture
@@ -77,8 +92,9 @@ def test_raw_cursor_batches_keep_every_row_order_and_limit(counted_db, make_ctx,
     total = 2 * BATCH_ROWS + 500
     args = {"sql": "SELECT n, label, x FROM t ORDER BY n"} | ({"limit": limit} if limit else {})
     ex = run_execute_sql(ExecuteSql.parse(args), make_ctx({"type": "sqlite", "path": counted_db}, "n"))
-    rows = list(ex.rows)
+    table = build_table(ex.rows, headers=ex.headers, columns=ex.columns, inline_max_bytes=1 << 30)
+    rows = [tuple(r.values()) for r in table.table or []]
     expect = min(total, limit or total)
     assert len(rows) == expect
-    assert rows == [(i, f"r{i}" if i % 3 else "0a", i / 4) for i in range(1, expect + 1)]
+    assert rows == [(i, f"r{i}" if i % 3 else "0a", i / 4) for i in range(1, expect + 1)]  # BLOBs as hex text
     assert bool(ex.warnings) == (limit is not None and limit < total)

@@ -79,7 +79,7 @@ def run_execute_sql(arguments: ExecuteSql, ctx: CallContext) -> Extraction:
     roles = column_roles(checked.tree, len(columns), kinds)
     headers = result_headers(session.backend, columns, kinds, roles)
     if session.backend == "sqlite":
-        kinds = [None] * len(kinds)  # values only made JSON-safe here; the core types them over the whole result
+        kinds = [None] * len(kinds)  # the core types them over the whole result (BLOBs as hex, result_headers)
     converters = [types_map.converter(k) for k in kinds]
     rows = stream_rows(session, result, kinds, converters, limit, warnings, ctx)
     # A generator that is never started never runs its finally: release the connection when it is collected.
@@ -149,11 +149,12 @@ def result_headers(backend: str, columns: list[str], kinds: list[str | None], ro
     and dates are text. Its columns are marked ``infer`` for the core, which types each one over
     the whole result with the 8.6 rules, reads text as 16.6 does ('2026-01-01' is a date) and
     keeps the declared type as a hint that wins when every value fits it (a BOOLEAN of 0/1).
-    Engines with real result types keep them; a column they leave untyped is inferred too.
+    BLOBs become hex text there too (``binary``), so SQLite's rows reach the core as pysqlite
+    gave them. Engines with real result types keep them; a column they leave untyped is inferred too.
     """
     if backend == "sqlite":
         return [
-            {"name": c, "type": "infer", **({"hint": k} if k else {}), **({"role": r} if r else {})}
+            {"name": c, "type": "infer", "binary": "hex", **({"hint": k} if k else {}), **({"role": r} if r else {})}
             for c, k, r in zip(columns, kinds, roles, strict=True)
         ]
     return [Header(name=c, type=k, role=r) for c, k, r in zip(columns, kinds, roles, strict=True) if k is not None]  # type: ignore[arg-type]
@@ -171,10 +172,12 @@ def stream_rows(session: Session, result: Any, kinds: list, converters: list, li
     credentials = session.source.credentials
     count = 0
     finished = False
-    plain = session.backend == "sqlite" and not any(kinds)  # values only made JSON-safe (run_execute_sql)
+    # pysqlite gives str, int, float, None or bytes, and the core turns bytes into hex text (the
+    # headers' "binary"): SQLite's batches go on as they came (issue 39: a pass over each batch saved).
+    plain = session.backend == "sqlite" and not any(kinds)
     try:
         for batch in fetch_batches(result, limit):
-            rows = batch if plain and types_map.sqlite_plain(batch) else types_map.convert_batch(batch, kinds, converters)
+            rows = batch if plain else types_map.convert_batch(batch, kinds, converters)
             if limit is not None and count + len(rows) > limit:
                 yield from rows[: limit - count]
                 note = f"Extraction stopped at limit={limit} rows; the query returns more. Aggregate in SQL or raise limit if you need every row."

@@ -10,6 +10,10 @@ source declared (a SQLite column's declared type). The column is typed over the 
 - The hint wins when every value fits it (a BOOLEAN column of 0/1, a NUMERIC column whose values
   all happen to be whole, a JSON column of JSON text); a TEXT hint never does, since SQLite
   stores dates as text.
+- ``"binary": "hex"`` writes byte strings as lowercase hex text (a SQLite BLOB, as the databases
+  connector shows it) instead of base64; the text is then typed like any other text cell. The
+  driver can hand its rows over untouched: the compiled row sends bytes here, since no inline
+  class test passes them.
 - Values are first kept as they came (text stays the original text); when the final type asks
   for another form (text numbers, ``'2026-01-02 10:15:00'`` -> ISO 8601, any value in a mixed
   column -> text), the builder's finishing pass converts them, rewriting a spilled table file
@@ -26,13 +30,15 @@ from .inference import CHECKED_HINTS, TEXT_CHECKS, hinted_type, text_kind
 
 INFER = "infer"
 _IDENTITY = {"integer": int, "number": float, "boolean": bool}
+_BYTES = frozenset({bytes, bytearray, memoryview})
 
 
 class InferredColumn:
     """Kinds seen in one inferred column and what its values need at the end."""
 
-    def __init__(self, kinds: set[str], hint: Any = None):
+    def __init__(self, kinds: set[str], hint: Any = None, binary: Any = None):
         self.kinds = kinds  # shared with the schema's Column.kinds
+        self.hex = binary == "hex"
         self.text_kinds: set[str] = set()  # kinds read from text cells; "empty" for ''
         self.hint = hint if hint in COLUMN_TYPES and hint != "string" else None
         self.hint_ok = True  # every value so far converts to a CHECKED_HINTS hint
@@ -55,6 +61,10 @@ class InferredColumn:
 
     def convert(self, value: Any) -> Any:
         """Record the value's kind; return it plain (text as it came)."""
+        if self.hex and value.__class__ in _BYTES:
+            value = bytes(value).hex()
+            if self.fast_class() is str:
+                return value  # a text column: its text passes the row's inline test unrecorded, so does this
         checked = self.hint_ok and self.hint in CHECKED_HINTS
         if value.__class__ is str:
             kind = self._text_kind(value)

@@ -9,9 +9,9 @@ same expressions as one list comprehension over the batch (``for v0, v1, ... in 
 Python call per row, about a quarter less time for a million SQLite rows (bench case 2).
 
 Column order (8.6): declared headers first, in their order, then columns in order of appearance.
-A header ``{"name": ..., "type": "infer"}`` (optionally with a ``hint``) fixes the position of a
-column whose driver type says nothing (SQLite): it is typed from all its values, text included
-(see infer_columns.py).
+A header ``{"name": ..., "type": "infer"}`` (optionally with a ``hint`` and ``"binary": "hex"``) fixes
+the position of a column whose driver type says nothing (SQLite): it is typed from all its values,
+text included (see infer_columns.py).
 """
 
 from __future__ import annotations
@@ -177,7 +177,7 @@ class TableSchema:
             for h in headers or ()
             if isinstance(h, Mapping) and "name" in h and (not h.get("type") or h.get("type") == INFER)
         }
-        self._infer = {name: meta.get("hint") for name, meta in self._extra_meta.items() if meta.get("type") == INFER}
+        self._infer = {name: meta for name, meta in self._extra_meta.items() if meta.get("type") == INFER}
         self.columns: list[Column] = []
         self.by_name: dict[str, Column] = {}
         self.warnings: list[str] = []
@@ -209,7 +209,8 @@ class TableSchema:
             col.convert = declared_converter(name, header.type, self._warn, col.memo)
             col.fast = IDENTITY_CLASS[header.type]
         elif name in self._infer:
-            col.inferred = InferredColumn(col.kinds, self._infer[name])
+            meta = self._infer[name]
+            col.inferred = InferredColumn(col.kinds, meta.get("hint"), meta.get("binary"))
             col.memo = col.inferred.memo
             col.convert = col.inferred.convert
         else:
