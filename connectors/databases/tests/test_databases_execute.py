@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import inspect
-
 import duckdb
 import pytest
 from analytics_acp import CredentialsInvalid, InvalidArguments, ResourceNotFound
@@ -31,7 +29,7 @@ def built(ex):
 def test_spec_session_query_on_the_example_database(sales_db, make_ctx, consume):
     """16.7: 90 rows, typed fecha/pedidos/importe, dates from the window, spec-like title/description."""
     ex = run_execute_sql(ExecuteSql.parse({"sql": SPEC_SQL}), make_ctx({"type": "sqlite", "path": sales_db}, "ventas"))
-    assert inspect.isgenerator(ex.rows)
+    assert iter(ex.rows) is ex.rows  # an iterator: the rows stream from the cursor, never a list
     headers, rows = built(ex)
     assert len(rows) == 90
     assert ex.columns == ["fecha", "pedidos", "importe"]

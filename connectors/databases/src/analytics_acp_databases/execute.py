@@ -14,6 +14,7 @@ import threading
 import weakref
 from collections.abc import Iterator
 from functools import partial
+from itertools import chain
 from typing import Any
 
 from analytics_acp import CallContext, Extraction, Header, InvalidArguments
@@ -81,9 +82,11 @@ def run_execute_sql(arguments: ExecuteSql, ctx: CallContext) -> Extraction:
     if session.backend == "sqlite":
         kinds = [None] * len(kinds)  # the core types them over the whole result (BLOBs as hex, result_headers)
     converters = [types_map.converter(k) for k in kinds]
-    rows = stream_rows(session, result, kinds, converters, limit, warnings, ctx)
+    batches = stream_batches(session, result, kinds, converters, limit, warnings, ctx)
     # A generator that is never started never runs its finally: release the connection when it is collected.
-    weakref.finalize(rows, session.abandon if session.backend in ("mysql", "mariadb") else session.close)
+    weakref.finalize(batches, session.abandon if session.backend in ("mysql", "mariadb") else session.close)
+    # Rows one by one for the core, flattened in C: no generator resume per row (issue 39, bench case 2).
+    rows = chain.from_iterable(batches)
     engine, subject = describe_source(source.credentials, target.database)
     resource = target.id(session.backend)
     return Extraction(
@@ -167,8 +170,10 @@ def _open(source: Any, schema: str | None, ctx: CallContext) -> Session:
         raise map_error(exc, source.credentials, ctx.resource_id, source.timeout_s) from None
 
 
-def stream_rows(session: Session, result: Any, kinds: list, converters: list, limit: int | None, warnings: list[str], ctx: CallContext) -> Iterator[tuple]:
-    """Yield converted tuples batch by batch from the cursor; always releases the connection."""
+def stream_batches(
+    session: Session, result: Any, kinds: list, converters: list, limit: int | None, warnings: list[str], ctx: CallContext
+) -> Iterator[list[tuple]]:
+    """Yield the cursor's rows converted, a batch (list of tuples) at a time; always releases the connection."""
     credentials = session.source.credentials
     count = 0
     finished = False
@@ -179,7 +184,7 @@ def stream_rows(session: Session, result: Any, kinds: list, converters: list, li
         for batch in fetch_batches(result, limit):
             rows = batch if plain else types_map.convert_batch(batch, kinds, converters)
             if limit is not None and count + len(rows) > limit:
-                yield from rows[: limit - count]
+                yield rows[: limit - count]
                 note = f"Extraction stopped at limit={limit} rows; the query returns more. Aggregate in SQL or raise limit if you need every row."
                 warnings.append(note)
                 ctx_warnings = getattr(ctx, "warnings", None)
@@ -187,7 +192,7 @@ def stream_rows(session: Session, result: Any, kinds: list, converters: list, li
                     ctx_warnings.append(note)
                 return
             count += len(rows)
-            yield from rows
+            yield rows
             ctx.progress(count, None, f"{count} rows")  # the total is known only at the end
         finished = True
     except DBAPIError as exc:
