@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from operator import countOf
 from types import CodeType
 from typing import Any
 
@@ -39,6 +40,12 @@ from .infer_columns import INFER, InferredColumn
 RowFn = Callable[[Any], dict[str, Any]]
 BatchFn = Callable[[list[Any]], list[dict[str, Any]]]
 _SEQUENCES = frozenset({tuple, list})  # rows the batch function may unpack (a dict or str would unpack too)
+
+
+def _unpackable(rows: list[Any]) -> bool:
+    """Every row a plain tuple or list (a dict or str would unpack too); all tuples (DB-API rows) counted first,
+    a cheaper test than collecting the classes in a set."""
+    return countOf(map(type, rows), tuple) == len(rows) or set(map(type, rows)) <= _SEQUENCES
 
 
 class _Slow(Exception):
@@ -325,7 +332,7 @@ class TableSchema:
         batch = self._batch_fn
         try:
             # The batch function unpacks each row: only plain tuples and lists (a dict would give its keys).
-            out = batch(raw) if batch is not None and set(map(type, raw)) <= _SEQUENCES else [fn(r) for r in raw]
+            out = batch(raw) if batch is not None and _unpackable(raw) else [fn(r) for r in raw]
         except (_Slow, KeyError, IndexError, TypeError, AttributeError, ValueError):
             # Row by row (ValueError: a row of another length did not unpack): _slow explains or adapts.
             out = []
