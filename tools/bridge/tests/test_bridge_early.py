@@ -153,3 +153,28 @@ def test_bridge_early_csv_skips_what_is_not_a_regular_file(tmp_path):
     claiming.start()
     claiming.join(60)
     assert result and result[0] is not None and result[0].rows == 5000
+
+
+@pytest.mark.parametrize("piece", [1, 7, 4096, 1 << 20])
+def test_bridge_early_csv_of_a_file_read_in_pieces(tmp_path, piece):
+    # Reads end anywhere: inside a row, right after a newline, inside the closing bracket; a line
+    # split over several reads (the 1-byte pieces: every line) is joined before it is parsed.
+    folder, store = tmp_path / "server", DatasetStore(tmp_path / "p")
+    folder.mkdir()
+    writer = TableFileWriter(folder, "databases")
+    for start in range(0, 3000 if piece > 1 else 600, 300):
+        writer.write(_rows(start, start + 300))
+    path = writer.close()
+    owner = early.EarlyCsv(folder, store.dir, store.writing)
+    data = path.read_bytes()
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        tail = early._Tail(owner, fd)
+        assert all(tail._feed(data[i : i + piece]) for i in range(0, len(data), piece))
+        owner._wanted = (tail.ident, NAMES)
+        assert tail._finish()
+    finally:
+        os.close(fd)
+    assert owner._result is not None
+    assert Path(owner._result.path).read_bytes() == _csv_of(path).encode("utf-8")
+    owner._result.held.close()

@@ -28,6 +28,7 @@ import tempfile
 import threading
 from collections.abc import Callable
 from contextlib import AbstractContextManager
+from operator import countOf
 from pathlib import Path
 from typing import Any
 
@@ -40,6 +41,8 @@ POLL_S = 0.01  # how often a caught-up reader looks for more bytes (or a new fil
 START_AFTER_S = 0.05  # calls that answer sooner never start a reader (per-call cost stays nil)
 READ_BYTES = 1 << 20
 WRITE_BUFFER = 1 << 20
+_SPACE = frozenset(b" \t\n\r\x0b\x0c")  # what bytes.strip() removes
+_COMMA = ord(",")
 
 
 def supported() -> bool:
@@ -162,21 +165,38 @@ class _Tail:
                 self._drop()
 
     def _feed(self, data: bytes) -> bool:
-        buffer = self.pending + data if self.pending else data
-        end = buffer.rfind(b"\n") + 1
-        self.pending = buffer[end:]
-        if len(self.pending) >= MAX_LINE:
-            return False  # tablefile hands such lines to ijson
+        # Lines are read in place (memoryview slices of ``data``): one copy per line, into the JSON
+        # array that is parsed; only the line split across two reads is joined first (issue 39).
         start = 0
+        if self.pending:
+            first = data.find(b"\n") + 1
+            if not first:
+                self.pending += data
+                return len(self.pending) < MAX_LINE  # tablefile hands such lines to ijson
+            line, self.pending = self.pending + data[:first], b""
+            if len(line) >= MAX_LINE or not self._line(line):
+                return False
+            start = first
+        end = max(data.rfind(b"\n", start) + 1, start)
+        self.pending = data[end:]
+        if len(self.pending) >= MAX_LINE:
+            return False
+        view = memoryview(data)
         while start < end:
-            stop = buffer.index(b"\n", start, end) + 1
-            if stop - start >= MAX_LINE or not self._line(buffer[start:stop]):
+            stop = data.index(b"\n", start, end) + 1
+            if stop - start >= MAX_LINE or not self._line(view[start:stop]):
                 return False
             start = stop
         return True
 
-    def _line(self, line: bytes) -> bool:
-        text = line.strip()
+    def _line(self, line: bytes | memoryview) -> bool:
+        view = memoryview(line)
+        a, b = 0, len(view)
+        while a < b and view[a] in _SPACE:  # bytes.strip() without copying the line
+            a += 1
+        while b > a and view[b - 1] in _SPACE:
+            b -= 1
+        text = view[a:b]
         if self.state == "start":
             self.state = "rows"
             return text == b"["
@@ -189,9 +209,9 @@ class _Tail:
             return True
         if self.more is False:
             return False  # no comma between the lines: not this layout
-        self.more = text.endswith(b",")
-        chunk = _parse(b"[" + (text[:-1] if self.more else text) + b"]")
-        if not chunk or set(map(type, chunk)) != {dict}:
+        self.more = text[-1] == _COMMA
+        chunk = _parse(b"".join((b"[", text[:-1] if self.more else text, b"]")))
+        if not chunk or countOf(map(type, chunk), dict) != len(chunk):
             return False
         if self.out is None:
             self._open(list(chunk[0]))
