@@ -98,3 +98,13 @@ def test_raw_cursor_batches_keep_every_row_order_and_limit(counted_db, make_ctx,
     assert len(rows) == expect
     assert rows == [(i, f"r{i}" if i % 3 else "0a", i / 4) for i in range(1, expect + 1)]  # BLOBs as hex text
     assert bool(ex.warnings) == (limit is not None and limit < total)
+
+
+def test_closing_the_rows_early_stops_them_and_releases_the_connection(counted_db, make_ctx):
+    """A host that stops reading closes the rows, as it would a generator: nothing more comes, the connection is back."""
+    ex = run_execute_sql(ExecuteSql.parse({"sql": "SELECT n FROM t ORDER BY n"}), make_ctx({"type": "sqlite", "path": counted_db}, "n"))
+    assert next(ex.rows) == (1,)
+    ex.rows.close()
+    assert list(ex.rows) == []
+    again = run_execute_sql(ExecuteSql.parse({"sql": "SELECT count(*) FROM t"}), make_ctx({"type": "sqlite", "path": counted_db}, "n"))
+    assert list(again.rows) == [(2 * BATCH_ROWS + 500,)]
