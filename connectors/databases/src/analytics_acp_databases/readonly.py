@@ -12,7 +12,9 @@ The database's own fence (engines.py) stays in place behind this guard.
 from __future__ import annotations
 
 import logging
+from collections.abc import Mapping
 from dataclasses import dataclass, field
+from types import MappingProxyType
 
 import sqlglot
 from analytics_acp import InvalidArguments, ReadOnlyViolation
@@ -280,21 +282,34 @@ def _check_comments(tokens: list[Token], dialect: str | sqlglot.Dialect | None) 
 # and a non-anonymous function's SQL name never change): one dict lookup per node instead of isinstance
 # against some forty classes (bench case 4b).
 _SELECT, _LOCK, _FORBIDDEN, _FUNC, _ANONYMOUS, _SIDE_EFFECT, _TABLE, _CTE, _LITERAL = (1 << n for n in range(9))
-_CLASS_FLAGS: dict[type, int] = {}
 
 
 def _class_flags(cls: type) -> int:
-    flags = _CLASS_FLAGS.get(cls)
-    if flags is None:
-        flags = 0
-        for flag, kinds in ((_SELECT, exp.Select), (_LOCK, exp.Lock), (_FORBIDDEN, _FORBIDDEN_NODES), (_FUNC, exp.Func),
-                            (_ANONYMOUS, exp.Anonymous), (_TABLE, exp.Table), (_CTE, exp.CTE), (_LITERAL, exp.Literal)):
-            if issubclass(cls, kinds):
-                flags |= flag
-        if flags & _FUNC and not flags & _ANONYMOUS and cls.sql_name().lower() in SIDE_EFFECT_FUNCTIONS:  # type: ignore[attr-defined]
-            flags |= _SIDE_EFFECT
-        _CLASS_FLAGS[cls] = flags
+    """The walk's flags of one node class."""
+    flags = 0
+    for flag, kinds in ((_SELECT, exp.Select), (_LOCK, exp.Lock), (_FORBIDDEN, _FORBIDDEN_NODES), (_FUNC, exp.Func),
+                        (_ANONYMOUS, exp.Anonymous), (_TABLE, exp.Table), (_CTE, exp.CTE), (_LITERAL, exp.Literal)):
+        if issubclass(cls, kinds):
+            flags |= flag
+    if flags & _FUNC and not flags & _ANONYMOUS and cls.sql_name().lower() in SIDE_EFFECT_FUNCTIONS:  # type: ignore[attr-defined]
+        flags |= _SIDE_EFFECT
     return flags
+
+
+def _node_classes() -> list[type]:
+    """Every node class sqlglot has defined so far (Expression and its subclasses, depth first)."""
+    out: list[type] = []
+    todo: list[type] = [exp.Expression]
+    while todo:
+        cls = todo.pop()
+        out.append(cls)
+        todo += cls.__subclasses__()
+    return out
+
+
+# Worked out once, at import, for every node class defined then (no state filled while serving: issue 38.2);
+# a class defined later (a dialect's own node) is worked out for each of its nodes.
+_CLASS_FLAGS: Mapping[type, int] = MappingProxyType({cls: _class_flags(cls) for cls in _node_classes()})
 
 
 def _scan(tree: exp.Expression) -> tuple[list[str], tuple[str, ...]]:

@@ -10,7 +10,6 @@ Only sqlglot's tokenizer-based table parser reads the names (lazy import); nothi
 
 from __future__ import annotations
 
-import functools
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -88,14 +87,8 @@ def file_database(credentials: dict[str, Any]) -> str | None:
     """The database name of a file credential: the file stem (spec example ``ventas``)."""
     credentials = canonical(credentials) or {}
     if credentials.get("type") in ("sqlite", "duckdb") and credentials.get("path"):
-        return _stem(str(credentials["path"]))
+        return Path(str(credentials["path"])).stem
     return None
-
-
-@functools.lru_cache(maxsize=1024)
-def _stem(path: str) -> str:
-    # A pure function of the text, asked several times per call (resource checks, descriptions): remembered.
-    return Path(path).stem
 
 
 def credential_database(credentials: dict[str, Any] | None) -> str | None:
