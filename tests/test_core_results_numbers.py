@@ -133,3 +133,24 @@ def test_short_floats_skip_the_formatting_and_read_the_same():
         assert repr(got) == repr(want), value
         if len(repr(value)) <= 13:
             assert got is value
+
+
+def test_every_class_of_cell_reads_as_before_the_class_fast_path():
+    """The per-cell fast path (exact str/int/bool/None returned untouched, a plain float straight to readable_float)
+    changes nothing: subclasses of float, containers nested in cells and values of other classes are handled as
+    readable() always did."""
+
+    class Price(float):
+        pass
+
+    class Label(str):
+        pass
+
+    rows = [{"a": Price(NOISY), "b": Label("x"), "c": [0.30000000000000004, {"d": SUM_NOISE}], "e": True,
+             "f": None, "g": 2**70, "h": (0.30000000000000004,), "i": NOISY}]
+    out = readable(rows)
+    assert out[0]["a"] == 12790.11 and out[0]["i"] == 12790.11
+    assert out[0]["c"] == [0.3, {"d": 4858}]
+    assert out[0]["b"] is rows[0]["b"] and out[0]["e"] is True and out[0]["f"] is None and out[0]["g"] == 2**70
+    assert out[0]["h"] is rows[0]["h"]  # a tuple is no JSON container here: left as it was
+    assert rows[0]["i"] == NOISY and rows[0]["c"][0] == 0.30000000000000004  # the input is never modified

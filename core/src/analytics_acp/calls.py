@@ -165,8 +165,9 @@ class ConnectorRuntime:
         if tool.needs_credentials and credentials_needed(self.info.credentials_schema) and not ctx.credentials:
             raise CredentialsMissing(credentials_missing_message(ctx.client))
         before: Callable[[], None] | None = None
+        wrapped = bool(self.loaded.pm.hook.around_tool_call.get_hookimpls())
         if tool.needs_resource and uses_resource(self.info):
-            if tool.paid or self.loaded.pm.hook.around_tool_call.get_hookimpls():
+            if tool.paid or wrapped:
                 # The cost estimate and around_tool_call wrappers see the resolved resource.
                 ref = await resolve_resource_off_loop(self.loaded, core_args.get("resource_id"), ctx, ctx.default_resource_id)
                 record.resource_id = ref.id
@@ -202,9 +203,12 @@ class ConnectorRuntime:
             return invoke_tool(tool, arguments, ctx, finish, before)  # the awaitable that around_tool_call wrappers wrap
 
         async with ctx.signals.running():  # progress sent while it runs; a cancel interrupts it (signals.py)
-            outcome = await self.loaded.hook.around_tool_call.call_extra(
-                [innermost], {"tool": tool, "arguments": parsed, "ctx": ctx}
-            )
+            if wrapped:
+                outcome = await self.loaded.hook.around_tool_call.call_extra(
+                    [innermost], {"tool": tool, "arguments": parsed, "ctx": ctx}
+                )
+            else:  # no wrapper registered: pluggy's call_extra would build a hook implementation per call
+                outcome = await innermost(tool, parsed, ctx)
             if outcome[1] is not None:  # an extraction: the client that asked for progress hears its end
                 ctx.signals.settle(outcome[1].total_rows)
         return await respond(self.state, outcome, ctx, record, file_url)
