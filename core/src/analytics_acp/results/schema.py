@@ -81,21 +81,28 @@ def unique_names(names: Sequence[Any]) -> list[str]:
     return out
 
 
-def declared_headers(headers: Sequence[Header | dict[str, Any] | str] | None) -> tuple[list[str], dict[str, Header]]:
-    """Names in declared order and the headers that declare a type.
+def declared_headers(
+    headers: Sequence[Header | dict[str, Any] | str] | None,
+) -> tuple[list[str], dict[str, Header], dict[str, Mapping[str, Any]]]:
+    """Names in declared order, the headers that declare a type, and the dict headers that do not (position,
+    ``infer`` with its hint, role, description).
 
     A bare name (str) or a dict without ``type`` fixes the position only; its type is inferred.
     """
     order: list[str] = []
     typed: dict[str, Header] = {}
+    untyped: dict[str, Mapping[str, Any]] = {}
     for item in headers or ():
         if isinstance(item, str):
             name, header = item, None
         elif isinstance(item, Header):
             name, header = item.name, item
-        elif isinstance(item, Mapping) and "name" in item:
+        elif (item.__class__ is dict or isinstance(item, Mapping)) and "name" in item:  # dict first: no ABC check
             name = str(item["name"])
-            header = Header.coerce(dict(item)) if item.get("type") and item.get("type") != INFER else None
+            kind = item.get("type")
+            header = Header.coerce(dict(item)) if kind and kind != INFER else None
+            if header is None:
+                untyped[name] = item
         else:
             raise ValueError(f"Invalid header {item!r}: give a Header, a {{name, type}} dict or a name.")
         if name in typed or name in order:
@@ -104,7 +111,7 @@ def declared_headers(headers: Sequence[Header | dict[str, Any] | str] | None) ->
             check_type(name, header.type)
             typed[name] = header
         order.append(name)
-    return order, typed
+    return order, typed, untyped
 
 
 _CODE: dict[str, CodeType] = {}  # row-function source -> code: tables of one tool compile the same source
@@ -178,12 +185,7 @@ class TableSchema:
     """Columns of one table, their converters, inferred kinds and conversion warnings."""
 
     def __init__(self, headers: Sequence[Any] | None, columns: Sequence[str] | None):
-        order, typed = declared_headers(headers)
-        self._extra_meta = {
-            str(h["name"]): h
-            for h in headers or ()
-            if isinstance(h, Mapping) and "name" in h and (not h.get("type") or h.get("type") == INFER)
-        }
+        order, typed, self._extra_meta = declared_headers(headers)
         self._infer = {name: meta for name, meta in self._extra_meta.items() if meta.get("type") == INFER}
         self.columns: list[Column] = []
         self.by_name: dict[str, Column] = {}
