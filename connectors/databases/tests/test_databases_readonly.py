@@ -11,7 +11,9 @@ import sqlite3
 
 import duckdb
 import pytest
+import sqlglot
 from analytics_acp import InvalidArguments, ReadOnlyViolation
+from analytics_acp_databases import readonly
 from analytics_acp_databases.arguments import ExecuteSql, ValidateSql
 from analytics_acp_databases.engines import Source, open_read
 from analytics_acp_databases.execute import run_execute_sql
@@ -230,6 +232,31 @@ def test_unparsable_write_keeps_its_violation_and_unparsable_select_reaches_the_
 def test_referenced_tables_leave_out_ctes():
     checked = check_sql("WITH a AS (SELECT * FROM s.orders) SELECT * FROM a JOIN customers c ON true", "postgres")
     assert sorted(checked.tables) == ["customers", "s.orders"]
+
+
+@pytest.mark.parametrize(("dialect", "sql"), ACCEPTED + [(d, q) for d, q, _ in REJECTED])
+def test_guard_shortcuts_match_what_they_replace(dialect, sql):
+    """Issue 39 (bench 4b): the guard's own walk visits sqlglot's walk's nodes in its order; a text without
+    semicolons is sent as _statement_text would cut it; a Dialect instance is checked as its name is."""
+    engine = sqlglot.Dialect.get_or_raise(dialect)
+    tokens = engine.tokenize(sql)
+    try:
+        trees = [t for t in engine.parser().parse(tokens, sql) if t is not None]
+    except sqlglot.errors.ParseError:
+        trees = []
+    for tree in trees:
+        assert [id(n) for n in readonly._nodes(tree)] == [id(n) for n in tree.walk()]
+    try:
+        by_name = check_sql(sql, dialect)
+    except (ReadOnlyViolation, InvalidArguments) as exc:
+        with pytest.raises(type(exc)) as info:
+            check_sql(sql, engine)
+        assert (info.value.message, info.value.data) == (exc.message, exc.data)
+        return
+    by_instance = check_sql(sql, engine)
+    assert (by_instance.sql, by_instance.statement_type, by_instance.tables) == (by_name.sql, by_name.statement_type, by_name.tables)
+    if ";" not in sql and not by_name.explain:
+        assert by_name.sql == readonly._statement_text(sql, tokens)
 
 
 # --- the corpus against real files: typed error and the data unchanged afterwards

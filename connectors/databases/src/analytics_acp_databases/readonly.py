@@ -12,6 +12,7 @@ The database's own fence (engines.py) stays in place behind this guard.
 from __future__ import annotations
 
 import logging
+import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
@@ -155,7 +156,7 @@ def statement_type(node: exp.Expression) -> str:
     return node.key.upper()
 
 
-def _tokens(sql: str, dialect: str | None, engine: sqlglot.Dialect | None = None) -> list[Token]:
+def _tokens(sql: str, dialect: str | sqlglot.Dialect | None, engine: sqlglot.Dialect | None = None) -> list[Token]:
     try:
         return (engine or sqlglot.Dialect.get_or_raise(dialect)).tokenize(sql)
     except TokenError:
@@ -221,14 +222,19 @@ def _not_a_query(tree: exp.Expression, tokens: list[Token]) -> Exception:
     return unknown_statement(first)  # "SELEC nonsense" parses as an alias expression, not as a statement
 
 
-def check_sql(sql: str, dialect: str | None) -> CheckedQuery:
-    """Raise ACP_READ_ONLY_VIOLATION (naming the statement type) unless ``sql`` is one read-only query."""
+def check_sql(sql: str, dialect: str | sqlglot.Dialect | None) -> CheckedQuery:
+    """Raise ACP_READ_ONLY_VIOLATION (naming the statement type) unless ``sql`` is one read-only query.
+
+    ``dialect`` is a sqlglot dialect name or a Dialect instance (a caller that keeps one saves building it).
+    """
     if not isinstance(sql, str) or not sql.strip():
         raise InvalidArguments("sql is empty. Send one SELECT query.")
-    # One Dialect for the whole check: get_or_raise builds a new instance from the name on every call (7 us each).
+    # One Dialect for the whole check: get_or_raise builds a new instance from a name on every call (7 us each).
     engine = sqlglot.Dialect.get_or_raise(dialect)
     tokens = _tokens(sql, dialect, engine)
-    statements = _statements(tokens)
+    # Most texts hold no semicolon: one statement, all the tokens, without grouping them (bench case 4b).
+    plain = TokenType.SEMICOLON not in [t.token_type for t in tokens]
+    statements = ([tokens] if tokens else []) if plain else _statements(tokens)
     if not statements:
         raise InvalidArguments("sql has no statement (only comments or semicolons). Send one SELECT query.")
     _check_comments(tokens, engine)
@@ -252,22 +258,23 @@ def check_sql(sql: str, dialect: str | None) -> CheckedQuery:
         kinds = ", ".join(statement_type(t) for t in trees)  # type: ignore[arg-type]
         raise _violation("Multiple", f"Send exactly one statement (got {len(trees)}: {kinds}).")
     tree = trees[0]
-    body = _statement_text(sql, tokens)
+    # Without semicolons the statement runs from the start to the end of its last token (_statement_text's answer).
+    body = sql[: tokens[-1].end + 1].strip() if plain else _statement_text(sql, tokens)
     if not isinstance(tree, _QUERY_ROOTS):
         raise _not_a_query(tree, tokens)  # type: ignore[arg-type]
     tables, literals = _scan(tree)
     return CheckedQuery(sql=body, statement_type=statement_type(tree), tree=tree, tables=tables, literals=literals)
 
 
-def _check_comments(tokens: list[Token], dialect: str | sqlglot.Dialect | None) -> None:
+def _check_comments(tokens: list[Token], engine: sqlglot.Dialect) -> None:
     """MySQL and MariaDB run the text of ``/*! ... */`` and ``/*M! ... */`` comments as SQL.
 
     The parser skips comments, so code hidden there (``INTO OUTFILE``, ``GET_LOCK()``) would reach
     the server unchecked: any comment that starts like an executable one is refused.
     """
-    from sqlglot.dialects.mysql import MySQL
-
-    if not isinstance(sqlglot.Dialect.get_or_raise(dialect), MySQL):
+    # A MySQL-family Dialect exists only once sqlglot has loaded its module: no import (nor loading it) per call.
+    mysql = sys.modules.get("sqlglot.dialects.mysql")
+    if mysql is None or not isinstance(engine, mysql.MySQL):
         return
     for tok in tokens:
         for comment in tok.comments or ():
@@ -320,7 +327,7 @@ def _scan(tree: exp.Expression) -> tuple[list[str], tuple[str, ...]]:
     found: list[exp.Table] = []
     literals: list[str] = []
     flags_of = _CLASS_FLAGS.get
-    for node in tree.walk():
+    for node in _nodes(tree):
         flags = flags_of(node.__class__)
         if flags is None:
             flags = _class_flags(node.__class__)
@@ -356,7 +363,19 @@ def _scan(tree: exp.Expression) -> tuple[list[str], tuple[str, ...]]:
     return tables, tuple(literals)
 
 
-def _explain_inner(body: str, dialect: str | None) -> CheckedQuery:
+def _nodes(tree: exp.Expression) -> list[exp.Expr]:
+    """Every node of the tree in ``tree.walk()``'s order (breadth first), without its three generators per node."""
+    queue: list[exp.Expr] = [tree]
+    for node in queue:  # the list grows as it is read: a FIFO queue
+        for value in node.args.values():
+            if isinstance(value, list):
+                queue += [v for v in value if isinstance(v, exp.Expr)]
+            elif isinstance(value, exp.Expr):
+                queue.append(value)
+    return queue
+
+
+def _explain_inner(body: str, dialect: str | sqlglot.Dialect | None) -> CheckedQuery:
     """EXPLAIN [options] <query>: skip the option tokens and guard the query that follows.
 
     The tokenizer reads the rest of a command statement as one string, so the text after each

@@ -9,11 +9,14 @@ from __future__ import annotations
 
 import difflib
 import re
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from analytics_acp import InvalidArguments
 from sqlglot.errors import ParseError, TokenError
 from sqlglot.tokens import Token
+
+if TYPE_CHECKING:
+    from sqlglot.dialects.dialect import Dialect
 
 HINT = "Fix the query (call autocontext to see tables and columns)."
 QUERY_WORDS = ("SELECT", "WITH", "VALUES", "EXPLAIN")
@@ -69,7 +72,7 @@ def syntax_error(exc: ParseError) -> InvalidArguments:
     )
 
 
-def token_error(sql: str, dialect: str | None) -> InvalidArguments:
+def token_error(sql: str, dialect: str | Dialect | None) -> InvalidArguments:
     """ACP_INVALID_ARGUMENTS for text the tokenizer cannot read (an unclosed quote or comment), with where it starts."""
     import sqlglot
 

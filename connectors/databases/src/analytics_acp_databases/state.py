@@ -42,9 +42,20 @@ class DatabaseState:
         self.columns: KeyedCache[dict[str, str]] = KeyedCache(COLUMN_CACHE_SIZE, ttl_s=COLUMN_CACHE_S)
         self.inferred: KeyedCache[tuple[str | None, ...]] = KeyedCache(INFERRED_MEMO_SIZE)
         self.keys = IdentityMemo()  # identity_key of a session's credentials dict, hashed once (engines.Source)
+        self._dialects: dict[str | None, Any] = {}  # sqlglot Dialect per name: at most one per dialect served
         self.active: weakref.WeakSet[Session] = weakref.WeakSet()
         self._file_locks: dict[str, threading.RLock] = {}
         self._lock = threading.Lock()
+
+    def dialect(self, name: str | None) -> Any:
+        """sqlglot's Dialect for ``name``, made once: an instance is never changed after it is made, and
+        ``Dialect.get_or_raise(name)`` builds a new one on every call (a tenth of the guard's own work)."""
+        found = self._dialects.get(name)
+        if found is None:
+            import sqlglot
+
+            found = self._dialects.setdefault(name, sqlglot.Dialect.get_or_raise(name))
+        return found
 
     def file_lock(self, path: str) -> threading.RLock:
         """Per-file lock: DuckDB cannot hold a read-only and a read-write handle of one file at once."""
