@@ -6,13 +6,14 @@ import datetime as dt
 import sqlite3
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 from analytics_acp import InvalidArguments, ResourceNotFound, ResourceRef
 from analytics_acp_databases import blocks
 from analytics_acp_databases.credentials import scrub, secrets_of
 from analytics_acp_databases.example_db import CHANNELS, create_example_db, example_rows
-from analytics_acp_databases.resource_ids import split_parts
+from analytics_acp_databases.resource_ids import file_name, file_stem, split_parts
 from analytics_acp_databases.resources import list_resources, normalize
 
 END = dt.date(2026, 9, 28)  # the sales_db fixture's last day
@@ -32,6 +33,16 @@ END = dt.date(2026, 9, 28)  # the sales_db fixture's last day
 )
 def test_sqlite_ids_normalize(raw, expected, sales_db, make_ctx):
     assert normalize(raw, make_ctx({"type": "sqlite", "path": sales_db})) == expected
+
+
+@pytest.mark.parametrize(
+    "path",
+    ["/data/ventas.sqlite", "ventas.sqlite", "ventas", "/d/x.tar.gz", "/d/a..b", "/d/ventas.", "/d/.hidden", "/d/.x.db",
+     "/d/ventas/", "/d/ventas/.", "/d/x.db/..", "d//x.db", "//x.db", "/", "", ".", "..", "C:\\d\\x.db", "~/x.db"],
+)
+def test_file_names_read_off_the_string_match_pathlib(path):
+    # Issue 39 (bench 4b): the file's name and stem come from the string, without building a Path.
+    assert (file_name(path), file_stem(path)) == (Path(path).name, Path(path).stem)
 
 
 def test_duckdb_ids_resolve_schema_or_table(duck_db, make_ctx):

@@ -16,7 +16,7 @@ from urllib.parse import quote, quote_plus
 from analytics_acp import CredentialsInvalid
 from sqlalchemy.engine import URL, make_url
 
-from .resource_ids import backend_of
+from .resource_ids import backend_of, file_name
 
 log = logging.getLogger(__name__)
 
@@ -159,7 +159,7 @@ def describe_source(credentials: dict[str, Any], database: str | None) -> tuple[
     backend = backend_of(credentials)
     kind = credentials.get("type")
     if kind in ("sqlite", "duckdb"):
-        return ("SQLite" if kind == "sqlite" else "DuckDB"), Path(str(credentials.get("path", ""))).name
+        return ("SQLite" if kind == "sqlite" else "DuckDB"), file_name(str(credentials.get("path", "")))
     title = ENGINE_TITLES.get(backend, backend)
     if kind == "server":
         host = f"{credentials.get('host')}:{credentials.get('port') or DEFAULT_PORTS.get(backend, '')}"
