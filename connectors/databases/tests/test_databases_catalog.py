@@ -10,9 +10,10 @@ from pathlib import Path
 
 import pytest
 from analytics_acp import InvalidArguments, ResourceNotFound, ResourceRef
-from analytics_acp_databases import blocks
+from analytics_acp_databases import blocks, resource_ids
 from analytics_acp_databases.credentials import scrub, secrets_of
 from analytics_acp_databases.example_db import CHANNELS, create_example_db, example_rows
+from analytics_acp_databases.execute import call_target
 from analytics_acp_databases.resource_ids import file_name, file_stem, split_parts
 from analytics_acp_databases.resources import list_resources, normalize
 
@@ -43,6 +44,28 @@ def test_sqlite_ids_normalize(raw, expected, sales_db, make_ctx):
 def test_file_names_read_off_the_string_match_pathlib(path):
     # Issue 39 (bench 4b): the file's name and stem come from the string, without building a Path.
     assert (file_name(path), file_stem(path)) == (Path(path).name, Path(path).stem)
+
+
+def test_a_parsed_id_is_reused_within_one_call_only(sales_db, make_ctx, monkeypatch):
+    # Issue 39 (bench 4b): the tool reuses the Target its normalize_resource_id hook parsed from the same text.
+    calls = []
+    real = resource_ids.parse_target
+
+    def counted(rid, credentials):
+        calls.append(rid)
+        return real(rid, credentials)
+
+    monkeypatch.setattr(resource_ids, "parse_target", counted)
+    credentials = {"type": "sqlite", "path": sales_db}
+    ctx = make_ctx(credentials, "ventas")
+    assert normalize("ventas", ctx) == ResourceRef("ventas", "database")
+    assert call_target(ctx) is call_target(ctx) and calls == ["ventas"]
+    other = make_ctx(credentials, "ventas")  # another call parses afresh
+    assert call_target(other) == call_target(ctx) and call_target(other) is not call_target(ctx) and calls == ["ventas"] * 2
+    other.credentials = {"type": "sqlite", "path": str(sales_db).replace("ventas", "otra")}  # other credentials: parsed afresh
+    with pytest.raises(ResourceNotFound):
+        call_target(other)
+    assert calls == ["ventas"] * 3
 
 
 def test_duckdb_ids_resolve_schema_or_table(duck_db, make_ctx):

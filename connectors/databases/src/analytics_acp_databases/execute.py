@@ -26,7 +26,7 @@ from .arguments import ExecuteSql
 from .credentials import describe_source
 from .engines import USER_SQL, Session, open_read
 from .readonly import CheckedQuery, check_sql
-from .resource_ids import Target, credential_database, parse_target, sqlglot_dialect
+from .resource_ids import Target, credential_database, parse_call_target, sqlglot_dialect
 from .sqlerrors import map_error
 
 log = logging.getLogger(__name__)
@@ -39,7 +39,7 @@ def call_target(ctx: CallContext) -> Target:
     """The call's Target: the effective resource_id, else the credentials' own database."""
     credentials = ctx.require_credentials()
     if ctx.resource_id:
-        return parse_target(ctx.resource_id, credentials)
+        return parse_call_target(ctx.resource_id, credentials, ctx)
     database = credential_database(credentials)
     if not database:
         from analytics_acp import ResourceRequired

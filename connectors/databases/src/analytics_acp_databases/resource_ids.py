@@ -15,7 +15,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from analytics_acp import InvalidArguments, ResourceNotFound
+from analytics_acp import CallContext, InvalidArguments, ResourceNotFound
+from analytics_acp.state import CallSlot
 
 # sqlglot dialect names per SQLAlchemy backend name (mariadb speaks the mysql dialect).
 SQLGLOT_DIALECTS = {
@@ -135,7 +136,7 @@ def split_parts(resource_id: str, backend: str) -> list[str]:
     text = resource_id.strip()
     if not text:
         raise InvalidArguments("resource_id is empty. Use <database>[.<schema>[.<table>]].")
-    if not any(q in text for q in "\"`["):
+    if '"' not in text and "`" not in text and "[" not in text:  # plain tests, no generator: every call parses an id
         parts = [p.strip() for p in text.replace("/", ".").split(".")]
     else:
         import sqlglot
@@ -147,21 +148,21 @@ def split_parts(resource_id: str, backend: str) -> list[str]:
         except ParseError:
             raise InvalidArguments(f"resource_id {resource_id!r} is not a valid <database>[.<schema>[.<table>]] name.") from None
         parts = [p.name for p in table.parts]
-    if any(not p for p in parts):
+    if "" in parts:
         raise InvalidArguments(f"resource_id {resource_id!r} has an empty part. Use <database>[.<schema>[.<table>]].")
     return parts
 
 
 def quote_part(part: str) -> str:
     """Write a part back; only names holding a separator or a quote need double quotes."""
-    if any(ch in part for ch in './"`'):
+    if "." in part or "/" in part or '"' in part or "`" in part:
         return '"' + part.replace('"', '""') + '"'
     return part
 
 
 def join_parts(parts: list[str]) -> str:
     """The normalized id text."""
-    return ".".join(quote_part(p) for p in parts)
+    return ".".join([quote_part(p) for p in parts])
 
 
 @dataclass
@@ -217,3 +218,18 @@ def parse_target(resource_id: str, credentials: dict[str, Any] | None) -> Target
         )
     return target
 
+
+# The ids parsed during one call: the tool parses again the id its normalize_resource_id hook parsed (the same
+# text when the id was already normal, as a session's default is). Per call, so nothing outlives the call.
+_PARSED: CallSlot[dict[str, tuple[Any, Target]]] = CallSlot("databases.parsed_ids", lambda ctx: {})
+
+
+def parse_call_target(resource_id: str, credentials: dict[str, Any] | None, ctx: CallContext) -> Target:
+    """``parse_target``, remembered for the rest of ``ctx``'s call (per id text and credentials object)."""
+    parsed = ctx.state(_PARSED)
+    found = parsed.get(resource_id)
+    if found is not None and found[0] is credentials:
+        return found[1]
+    target = parse_target(resource_id, credentials)
+    parsed[resource_id] = (credentials, target)
+    return target

@@ -16,7 +16,7 @@ from analytics_acp import CallContext, Resource, ResourceRef
 from . import catalog
 from .credentials import ENGINE_TITLES
 from .engines import Source, open_read
-from .resource_ids import backend_of, credential_database, has_schema_level, join_parts, parse_target
+from .resource_ids import backend_of, credential_database, has_schema_level, join_parts, parse_call_target
 from .sqlerrors import map_error
 from .state import DATABASES
 
@@ -88,7 +88,7 @@ def normalize(resource_id: str, ctx: CallContext) -> ResourceRef:
     """The normalize_resource_id hook: canonical text plus level."""
     credentials = getattr(ctx, "credentials", None)
     backend = backend_of(credentials)
-    target = parse_target(resource_id, credentials)
+    target = parse_call_target(resource_id, credentials, ctx)
     if has_schema_level(backend) and target.schema and not target.table and credentials:
         # <database>.<name> may name a table of the default schema (DuckDB ventas.ventas).
         target = catalog.resolve_schema_or_table(target, ctx)
