@@ -10,6 +10,7 @@ import pytest
 from analytics_acp_databases import engines, execute, types_map
 from analytics_acp_databases.arguments import ExecuteSql
 from analytics_acp_databases.execute import run_execute_sql
+from sqlglot import exp
 
 SQL = "SELECT id, name FROM t WHERE id > {k} ORDER BY id LIMIT 3"
 
@@ -96,6 +97,40 @@ def inference_runs(monkeypatch) -> list[int]:
 
     monkeypatch.setattr(types_map, "inferred_types", counting)
     return runs
+
+
+def _nested_shape(node):
+    # The projection key's rendering before issue 39 (nested tuples): the flat one must tell the same trees apart.
+    if isinstance(node, exp.Expression):
+        return (node.__class__, tuple((k, _nested_shape(v)) for k, v in node.args.items() if v is not None))
+    if isinstance(node, list):
+        return tuple(_nested_shape(v) for v in node)
+    if node is None or isinstance(node, (str, int, float, bool)):
+        return node
+    return (type(node).__name__, repr(node))
+
+
+KEY_CORPUS = [
+    "SELECT id, name FROM t WHERE id > 1", "SELECT id, name FROM t WHERE id > 2 ORDER BY id LIMIT 3", "SELECT id, name FROM t",
+    "SELECT name, id FROM t", 'SELECT "id", name FROM t', "SELECT id AS name, name FROM t", "SELECT (id, name) FROM t",
+    "SELECT DISTINCT id, name FROM t", "SELECT id, name FROM t GROUP BY id, name", "SELECT id, name FROM u",
+    "SELECT t.id, name FROM t", "SELECT 1, 'a'", "SELECT 1.0, 'a'", "SELECT '1', 'a'", "SELECT NULL, 'a'", "SELECT id, name FROM t AS x",
+    "SELECT id FROM t", "SELECT id FROM (SELECT id FROM t)", "SELECT id FROM (SELECT id FROM t WHERE id > 1)", "SELECT [1, 2]",
+    "SELECT CAST(id AS TEXT) FROM t", "SELECT CAST(id AS INTEGER) FROM t", "SELECT COUNT(*) FROM t", "SELECT COUNT(id) FROM t",
+]
+
+
+def test_projection_key_tells_trees_apart_as_the_nested_rendering_did():
+    from sqlglot import parse_one
+
+    trees = [parse_one(sql, read="sqlite") for sql in KEY_CORPUS]
+    nested = [tuple((k, _nested_shape(v)) for k, v in t.args.items() if k not in types_map._ROW_ONLY_CLAUSES) for t in trees]
+    flat = [types_map.projection_key(sql, t) for sql, t in zip(KEY_CORPUS, trees, strict=True)]
+    for i in range(len(trees)):
+        for j in range(len(trees)):
+            assert (flat[i] == flat[j]) == (nested[i] == nested[j]), (KEY_CORPUS[i], KEY_CORPUS[j])
+            assert flat[i] != flat[j] or hash(flat[i]) == hash(flat[j])
+    assert flat[0] == flat[1] == flat[2] and len(set(flat)) == len(set(nested))
 
 
 def test_inferred_memo_is_bounded():

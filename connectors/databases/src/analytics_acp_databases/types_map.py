@@ -128,18 +128,48 @@ def projection_key(sql: str, tree: exp.Expression) -> Any:
     LIMIT/OFFSET (``... WHERE id > 5`` and ``... WHERE id > 7`` share it); the whole SQL text otherwise."""
     if not isinstance(tree, exp.Select):
         return sql
-    return tuple([(name, _shape(value)) for name, value in tree.args.items() if name not in _ROW_ONLY_CLAUSES])
+    out: list[Any] = []
+    for name, value in tree.args.items():
+        if name not in _ROW_ONLY_CLAUSES:
+            out.append(name)
+            if value is None or value.__class__ in _PLAIN:
+                out.append(value)
+            else:
+                _flatten(value, out)
+    return tuple(out)
 
 
-def _shape(node: Any) -> Any:
-    """An exact, hashable rendering of a tree: node classes and every argument (not sqlglot's hash equality)."""
-    if isinstance(node, exp.Expression):  # lists, not generators, inside tuple(): the same tuples, made faster
-        return (node.__class__, tuple([(k, _shape(v)) for k, v in node.args.items() if v is not None]))
-    if isinstance(node, list):
-        return tuple([_shape(v) for v in node])
-    if node is None or isinstance(node, (str, int, float, bool)):
-        return node
-    return (type(node).__name__, repr(node))
+# Markers of the flat rendering: a node's or a list's end, a list's start, a value of another type.
+_END, _LIST, _OTHER = object(), object(), object()
+_PLAIN = frozenset({str, int, float, bool})
+
+
+def _flatten(node: Any, out: list[Any]) -> None:
+    """An exact rendering of a tree (node classes and every argument, not sqlglot's hash equality), flat:
+    prefix order with end markers. One flat tuple hashes and compares in C; nested tuples were rebuilt,
+    hashed twice and compared level by level on every memo lookup (bench case 4b)."""
+    if isinstance(node, exp.Expression):
+        out.append(node.__class__)
+        for key, value in node.args.items():
+            if value is not None:
+                out.append(key)
+                if value.__class__ in _PLAIN:
+                    out.append(value)
+                else:
+                    _flatten(value, out)
+        out.append(_END)
+    elif isinstance(node, list):
+        out.append(_LIST)
+        for value in node:
+            if value is None or value.__class__ in _PLAIN:
+                out.append(value)
+            else:
+                _flatten(value, out)
+        out.append(_END)
+    elif node is None or isinstance(node, (str, int, float, bool)):
+        out.append(node)
+    else:
+        out += (_OTHER, type(node).__name__, repr(node))
 
 
 def inferred_types_memo(memo: KeyedCache[tuple[str | None, ...]], sql: str, tree: exp.Expression | None,
