@@ -215,15 +215,33 @@ def _fence_sqlite(dbapi_conn: sqlite3.Connection, _record: Any) -> None:
     dbapi_conn.set_authorizer(_sqlite_authorizer)
 
 
+class StopFlag:
+    """Set when a session is cancelled, read by SQLite's progress handler: threading.Event's ``set``/``is_set``
+    without its Condition and lock (nothing waits on it; making one was a seventh of opening a session)."""
+
+    __slots__ = ("_set",)
+
+    def __init__(self) -> None:
+        self._set = False
+
+    def set(self) -> None:
+        """Mark the session cancelled."""
+        self._set = True
+
+    def is_set(self) -> bool:
+        """Whether the session was cancelled."""
+        return self._set
+
+
 class Session:
     """An open, fenced connection for one query (or one block); ``close()`` always rolls back."""
 
     def __init__(self, source: Source, conn: Connection, timer: threading.Timer | None = None,
-                 stop: threading.Event | None = None):
+                 stop: StopFlag | None = None):
         self.source = source
         self.conn = conn
         self._timer = timer
-        self._stop = stop if stop is not None else threading.Event()  # read by SQLite's progress handler
+        self._stop = stop if stop is not None else StopFlag()  # read by SQLite's progress handler
         self._closed = False
         source.state.track(self)  # a stop cancels its statement (DatabaseState.cancel_running)
 
@@ -311,7 +329,7 @@ def open_read(source: Source, schema: str | None = None, timeout_s: float | None
     engine = source.engine(read_only=True)
     conn = engine.connect()
     try:
-        stop = threading.Event()
+        stop = StopFlag()
         timer = _apply_read_fence(conn, timeout, schema, stop)
     except BaseException:
         conn.close()
@@ -319,7 +337,7 @@ def open_read(source: Source, schema: str | None = None, timeout_s: float | None
     return Session(source, conn, timer, stop)
 
 
-def _apply_read_fence(conn: Connection, timeout: float, schema: str | None, stop: threading.Event) -> threading.Timer | None:
+def _apply_read_fence(conn: Connection, timeout: float, schema: str | None, stop: StopFlag) -> threading.Timer | None:
     name = conn.dialect.name
     raw = conn.connection.dbapi_connection
     if name == "sqlite":
