@@ -379,3 +379,32 @@ def test_a_word_valid_only_inside_explains_parentheses_is_not_skipped_outside_th
     # PostgreSQL takes COSTS, BUFFERS, FORMAT YAML... only in EXPLAIN (...); outside, the word is the query's start.
     with pytest.raises(InvalidArguments, match="'COSTS' does not start a SQL statement"):
         check_sql("EXPLAIN COSTS SELECT 1", "postgres")
+
+
+def test_a_reused_sql_reader_answers_as_a_fresh_check_and_belongs_to_one_thread():
+    """Issue 39 (bench 4b): a thread's SqlReader (tokenizer and parser kept) is reused call after call, failures
+    included (an unclosed quote, a typo, a write), and answers exactly as a check that builds its own."""
+    import threading
+
+    from analytics_acp_databases.state import DatabaseState
+
+    state = DatabaseState()
+    corpus = ACCEPTED + [(d, q) for d, q, _ in REJECTED] + [(d, q) for d, q, *_ in UNPARSABLE] + EMPTY_AROUND
+    for _ in range(2):
+        for dialect, sql in corpus:
+            try:
+                fresh = check_sql(sql, dialect)
+            except (ReadOnlyViolation, InvalidArguments) as exc:
+                with pytest.raises(type(exc)) as info:
+                    check_sql(sql, state.sql_reader(dialect))
+                assert (info.value.message, info.value.data) == (exc.message, exc.data)
+                continue
+            reused = check_sql(sql, state.sql_reader(dialect))
+            assert (reused.sql, reused.statement_type, reused.tables, reused.literals) == (fresh.sql, fresh.statement_type, fresh.tables, fresh.literals)
+    mine = state.sql_reader("sqlite")
+    assert state.sql_reader("sqlite") is mine and state.sql_reader("postgres") is not mine
+    other: list = []
+    thread = threading.Thread(target=lambda: other.append(state.sql_reader("sqlite")))
+    thread.start()
+    thread.join()
+    assert other[0] is not mine and other[0].dialect is mine.dialect

@@ -58,7 +58,7 @@ def run_execute_sql(arguments: ExecuteSql, ctx: CallContext) -> Extraction:
     sql, limit = arguments.sql, arguments.limit
     target = call_target(ctx)
     source = catalog.source_for(ctx, target)
-    checked = check_sql(sql, source.state.dialect(sqlglot_dialect(source.backend)))
+    checked = check_sql(sql, source.state.sql_reader(sqlglot_dialect(source.backend)))
     session = _open(source, effective_schema(target, ctx), ctx)
     ctx.on_cancel(partial(_cancel_quietly, session))  # the client cancelled: stop the statement at the database
     warnings: list[str] = []

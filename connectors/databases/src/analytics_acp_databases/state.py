@@ -43,6 +43,7 @@ class DatabaseState:
         self.inferred: KeyedCache[tuple[str | None, ...]] = KeyedCache(INFERRED_MEMO_SIZE)
         self.keys = IdentityMemo()  # identity_key of a session's credentials dict, hashed once (engines.Source)
         self._dialects: dict[str | None, Any] = {}  # sqlglot Dialect per name: at most one per dialect served
+        self._readers = threading.local()  # per thread, its readonly.SqlReader per dialect name; gone with the thread
         self.active: weakref.WeakSet[Session] = weakref.WeakSet()
         self._file_locks: dict[str, threading.RLock] = {}
         self._lock = threading.Lock()
@@ -55,6 +56,18 @@ class DatabaseState:
             import sqlglot
 
             found = self._dialects.setdefault(name, sqlglot.Dialect.get_or_raise(name))
+        return found
+
+    def sql_reader(self, name: str | None) -> Any:
+        """This thread's readonly.SqlReader for the dialect ``name`` (a tokenizer and a parser, reused by one thread)."""
+        readers: dict[str | None, Any] | None = getattr(self._readers, "by_name", None)
+        if readers is None:
+            readers = self._readers.by_name = {}
+        found = readers.get(name)
+        if found is None:
+            from .readonly import SqlReader
+
+            found = readers[name] = SqlReader(self.dialect(name))
         return found
 
     def file_lock(self, path: str) -> threading.RLock:
