@@ -100,6 +100,10 @@ def test_limit_caps_the_extraction_and_warns(sales_db, make_ctx, consume):
 
 def test_duplicate_column_names_are_made_unique():
     assert unique_names(["id", "id", "name", "id"]) == ["id", "id_2", "name", "id_3"]
+    # Issue 39: distinct texts take a shortcut; empty, missing or non-text names still go the long way.
+    assert unique_names(["a", "a_2", "b"]) == ["a", "a_2", "b"]
+    assert unique_names(["a", "", None, 3]) == ["a", "column", "column_2", "3"]
+    assert unique_names(["a_2", "a", "a"]) == ["a_2", "a", "a_3"]
 
 
 def test_unknown_table_tells_the_model_to_call_autocontext(sales_db, make_ctx):

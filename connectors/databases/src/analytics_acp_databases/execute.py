@@ -156,10 +156,15 @@ def result_headers(backend: str, columns: list[str], kinds: list[str | None], ro
     gave them. Engines with real result types keep them; a column they leave untyped is inferred too.
     """
     if backend == "sqlite":
-        return [
-            {"name": c, "type": "infer", "binary": "hex", **({"hint": k} if k else {}), **({"role": r} if r else {})}
-            for c, k, r in zip(columns, kinds, roles, strict=True)
-        ]
+        out: list[Any] = []
+        for c, k, r in zip(columns, kinds, roles, strict=True):  # keys set in place: no dicts unpacked per column
+            header = {"name": c, "type": "infer", "binary": "hex"}
+            if k:
+                header["hint"] = k
+            if r:
+                header["role"] = r
+            out.append(header)
+        return out
     return [Header(name=c, type=k, role=r) for c, k, r in zip(columns, kinds, roles, strict=True) if k is not None]  # type: ignore[arg-type]
 
 
@@ -306,6 +311,9 @@ def column_roles(tree: exp.Expression | None, count: int, kinds: list[str | None
 
 def unique_names(names: list[Any]) -> list[str]:
     """Column names made unique (a.id, b.id -> id, id_2): headers need unique names (8.6)."""
+    plain = [n for n in names if n.__class__ is str and n]
+    if len(plain) == len(names) and len(set(plain)) == len(plain):  # distinct non-empty texts (the usual case) stay
+        return plain
     seen: dict[str, int] = {}
     out = []
     for raw in names:
