@@ -13,13 +13,6 @@ loaded by ``acp/configure``); modules stop being imported after the first calls,
 in a process's life. The cost: garbage in reference cycles that exists at such a moment is never collected
 (a few requests' worth, a bounded, one-time amount). Only ``analytics-acp serve`` enables it; a process that
 embeds the core (tests, the bridge) keeps the collector as it is.
-
-The serving process also collects its youngest generation every 10,000 allocations instead of 700
-(``THRESHOLDS``). A call leaves garbage in reference cycles (sqlglot's trees point to their parents) that only
-the collector frees, and with 50 sessions calling at once most young objects are still in use when a collection
-comes: at 700 they were walked again and again as they moved to the older generations, whose passes then cost
-most (bench case 4b, GC time per call measured with gc.callbacks: generations 0/1/2 0.20/0.21/0.26 ms at 700,
-0.27/0.07/0.00 ms at 10,000). The garbage waiting for a collection is a few calls' worth.
 """
 
 from __future__ import annotations
@@ -28,14 +21,11 @@ import gc
 import sys
 
 _state = {"enabled": False, "modules": 0}
-THRESHOLDS = (10_000, 10, 10)  # gc.set_threshold of a serving process (module docstring)
 
 
 def enable() -> None:
-    """Freeze what the process holds now (the loaded connector) and freeze again after calls that import; collect
-    the youngest generation less often (``THRESHOLDS``)."""
+    """Freeze what the process holds now (the loaded connector) and freeze again after calls that import."""
     _state["enabled"] = True
-    gc.set_threshold(*THRESHOLDS)
     _freeze()
 
 
