@@ -408,3 +408,33 @@ def test_a_reused_sql_reader_answers_as_a_fresh_check_and_belongs_to_one_thread(
     thread.start()
     thread.join()
     assert other[0] is not mine and other[0].dialect is mine.dialect
+
+
+@pytest.mark.parametrize("given", ["name", "instance", "reader"])
+def test_the_shortcuts_keep_the_dialect_and_the_statement_text(given):
+    """Mutants the fence's mutation run left (issue 39's guard shortcuts): an EXPLAIN's inner query is checked in the
+    session's dialect whichever form the dialect came in (MySQL backticks are a syntax error in sqlglot's default
+    dialect), and a text without semicolons ends at its last token (a trailing comment is not sent)."""
+    from analytics_acp_databases.state import DatabaseState
+
+    def form(name: str):
+        return {"name": name, "instance": sqlglot.Dialect.get_or_raise(name),
+                "reader": DatabaseState().sql_reader(name)}[given]
+
+    explained = check_sql("EXPLAIN SELECT `id` FROM `items`", form("mysql"))
+    assert explained.explain and explained.tables == ["items"]
+    assert check_sql("SELECT 1-- trailing note", form("sqlite")).sql == "SELECT 1"
+    assert check_sql("SELECT id FROM items/* why */  ", form("sqlite")).sql == "SELECT id FROM items"
+
+
+def test_a_sql_reader_is_what_checks_the_text():
+    """The SqlReader a caller passes is the one that tokenizes and parses (its point: nothing rebuilt per check)."""
+    from analytics_acp_databases.state import DatabaseState
+
+    reader = DatabaseState().sql_reader("sqlite")
+    used: list[str] = []
+    tokenize, parse = reader.tokenizer.tokenize, reader.parser.parse
+    reader.tokenizer.tokenize = lambda *a, **k: used.append("tokenize") or tokenize(*a, **k)
+    reader.parser.parse = lambda *a, **k: used.append("parse") or parse(*a, **k)
+    assert check_sql("SELECT id FROM items WHERE id > 3", reader).tables == ["items"]
+    assert used == ["tokenize", "parse"]
