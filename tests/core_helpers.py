@@ -85,6 +85,13 @@ def free_port():
 @contextmanager
 def http_mini(stderr=None, **extra_env):
     """Serve the mini connector over Streamable HTTP; yields its /mcp URL (stderr to ``stderr``, a file)."""
+    with http_mini_process(stderr, **extra_env) as (url, _pid):
+        yield url
+
+
+@contextmanager
+def http_mini_process(stderr=None, **extra_env):
+    """``http_mini`` that also yields the server's pid (a test that watches its CPU): ``(url, pid)``."""
     import socket
     import subprocess
     import time
@@ -103,7 +110,32 @@ def http_mini(stderr=None, **extra_env):
                 time.sleep(0.05)
         else:
             raise TimeoutError("the HTTP server did not listen")
-        yield f"http://127.0.0.1:{port}/mcp"
+        yield f"http://127.0.0.1:{port}/mcp", proc.pid
     finally:
         proc.terminate()
         proc.wait(timeout=10)
+
+
+HTTP_HEADERS = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
+
+
+def open_http_session(http, url, **acp):
+    """initialize and notifications/initialized over Streamable HTTP with a plain httpx client (an ACP host with
+    ``stores_system_data`` and the capability fields ``acp``); the headers of the session's later requests."""
+    from analytics_acp.kit.wire import initialize_request
+
+    init = initialize_request(0, acp={"stores_system_data": True, **acp})
+    answer = http.post(url, json=init, headers=HTTP_HEADERS)
+    assert answer.status_code == 200
+    session = {**HTTP_HEADERS, "Mcp-Session-Id": answer.headers["mcp-session-id"], "Mcp-Protocol-Version": "2025-11-25"}
+    assert http.post(url, json={"jsonrpc": "2.0", "method": "notifications/initialized"}, headers=session).status_code == 202
+    return session
+
+
+def sse_messages(lines):
+    """The JSON-RPC messages of an SSE response's lines, as they come."""
+    import json
+
+    for line in lines:
+        if line.startswith("data:"):
+            yield json.loads(line[5:])

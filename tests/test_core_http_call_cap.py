@@ -11,12 +11,9 @@ from contextlib import ExitStack
 
 import httpx
 import pytest
-from analytics_acp.kit.wire import initialize_request
-from core_helpers import http_mini
+from core_helpers import http_mini, open_http_session, sse_messages
 
 CAP = 2
-HEADERS = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
-INIT = initialize_request(0, acp={"stores_system_data": True, "host_tables": True})
 
 
 @pytest.fixture(scope="module")
@@ -25,33 +22,19 @@ def url():
         yield served
 
 
-def _session(http: httpx.Client, url: str) -> dict[str, str]:
-    answer = http.post(url, json=INIT, headers=HEADERS)
-    session = {**HEADERS, "Mcp-Session-Id": answer.headers["mcp-session-id"], "Mcp-Protocol-Version": "2025-11-25"}
-    assert http.post(url, json={"jsonrpc": "2.0", "method": "notifications/initialized"}, headers=session).status_code == 202
-    return session
-
-
-def _events(lines):
-    """The JSON-RPC messages of a call's SSE stream, as they come."""
-    for line in lines:
-        if line.startswith("data:"):
-            yield json.loads(line[5:])
-
-
 def _tools_list(http: httpx.Client, url: str, session: dict[str, str], request_id: int) -> httpx.Response:
     return http.post(url, json={"jsonrpc": "2.0", "id": request_id, "method": "tools/list"}, headers=session)
 
 
 def test_a_request_past_the_cap_waits_then_gets_a_typed_refusal_and_the_session_goes_on(url):
     with httpx.Client(timeout=60) as http, ExitStack() as streams:
-        session = _session(http, url)
+        session = open_http_session(http, url, host_tables=True)
         calls, asked = [], []
         for i in (1, 2):  # two calls in progress: each waits for the client's table
             response = streams.enter_context(http.stream("POST", url, headers=session, json={
                 "jsonrpc": "2.0", "id": i, "method": "tools/call",
                 "params": {"name": "sum_table", "arguments": {"table_ref": f"t{i}", "column": "v"}}}))
-            calls.append(_events(response.iter_lines()))
+            calls.append(sse_messages(response.iter_lines()))
             asked.append(next(calls[-1]))
             assert asked[-1]["method"] == "acp/read_table"
 
@@ -64,7 +47,7 @@ def test_a_request_past_the_cap_waits_then_gets_a_typed_refusal_and_the_session_
         assert body["error"]["message"].startswith(f"The server already has {CAP} calls in progress")
         assert "within 0.2 s; wait for an answer, then send it again" in body["error"]["message"]
 
-        other = _session(http, url)  # another session has its own places
+        other = open_http_session(http, url, host_tables=True)  # another session has its own places
         assert _tools_list(http, url, other, 1).status_code == 200
         note = {"jsonrpc": "2.0", "method": "notifications/roots/list_changed"}
         assert http.post(url, json=note, headers=session).status_code == 202  # notifications never wait

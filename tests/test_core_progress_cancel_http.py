@@ -6,46 +6,13 @@ server's CPU go idle. Measured by the server's CPU, never by a timed assertion; 
 from __future__ import annotations
 
 import json
-import socket
-import subprocess
-import time
-from contextlib import contextmanager
 
 import httpx
 import pytest
-from analytics_acp.kit.wire import cpu_settled, initialize_request, tool_call, until
-from core_helpers import CREDS, env, free_port, serve_command
+from analytics_acp.kit.wire import cpu_settled, tool_call, until
+from core_helpers import CREDS, http_mini_process, open_http_session
 
-HEADERS = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
-INIT = initialize_request(0, acp={"stores_system_data": True})
 SPIN = tool_call(1, "spin", {}, {"acp": {"credentials": CREDS}, "progressToken": 7})
-
-
-@contextmanager
-def _served():
-    """(url, pid) of ``serve mini_connector --http``."""
-    port = free_port()
-    proc = subprocess.Popen(serve_command("--http"), env=env(ACP_PORT=str(port)), stderr=subprocess.DEVNULL)
-    try:
-        for _ in range(600):  # readiness poll while the server imports, not a timing assertion
-            assert proc.poll() is None, f"the HTTP server exited with status {proc.returncode}"
-            try:
-                with socket.create_connection(("127.0.0.1", port), timeout=0.2):
-                    break
-            except OSError:
-                time.sleep(0.05)
-        yield f"http://127.0.0.1:{port}/mcp", proc.pid
-    finally:
-        proc.terminate()
-        proc.wait(timeout=10)
-
-
-def _session(http: httpx.Client, url: str) -> dict[str, str]:
-    answer = http.post(url, json=INIT, headers=HEADERS)
-    assert answer.status_code == 200
-    session = {**HEADERS, "Mcp-Session-Id": answer.headers["mcp-session-id"], "Mcp-Protocol-Version": "2025-11-25"}
-    assert http.post(url, json={"jsonrpc": "2.0", "method": "notifications/initialized"}, headers=session).status_code == 202
-    return session
 
 
 def _until_running(lines) -> None:
@@ -64,8 +31,8 @@ def _ping(http: httpx.Client, url: str, session: dict[str, str]) -> dict:
 
 @pytest.mark.parametrize("how", ["notifications/cancelled", "closed stream", "DELETE"])
 def test_a_running_call_stops_when_the_http_client_cancels_it(how):
-    with _served() as (url, pid), httpx.Client(timeout=60) as http:
-        session = _session(http, url)
+    with http_mini_process() as (url, pid), httpx.Client(timeout=60) as http:
+        session = open_http_session(http, url)
         with http.stream("POST", url, json=SPIN, headers=session) as stream:
             lines = stream.iter_lines()
             _until_running(lines)
@@ -80,7 +47,7 @@ def test_a_running_call_stops_when_the_http_client_cancels_it(how):
         # "closed stream": leaving the block closed the response stream mid-call, nothing else was sent.
         until(cpu_settled(pid), f"the server's CPU going idle after the client's {how}", tries=300, every_s=0.1)
         if how == "DELETE":
-            session = _session(http, url)  # the server goes on: a new session works
+            session = open_http_session(http, url)  # the server goes on: a new session works
         assert _ping(http, url, session) == {"jsonrpc": "2.0", "id": 2, "result": {}}
 
 

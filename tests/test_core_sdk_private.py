@@ -14,6 +14,11 @@ from source_tree import ROOT, source_files
 
 CORE = Path(__file__).resolve().parents[1] / "core" / "src" / "analytics_acp"
 PRIVATE_ATTRIBUTES = {"_connection", "_dispatcher"}  # SDK objects' private attributes the shim reads
+# ... and those of the Streamable HTTP transport, whose POST handling the shim does for JSON-answered calls
+TRANSPORT_ATTRIBUTES = {"_handle_post_request", "_read_stream_writer", "_request_streams", "_check_content_type",
+                        "_validate_request_headers", "_terminate_unanswered_request", "_clean_up_memory_streams",
+                        "_create_error_response", "_create_json_response"}
+PRIVATE_ATTRIBUTES |= TRANSPORT_ATTRIBUTES
 
 
 def test_the_installed_sdk_is_the_one_the_shim_was_read_from():
@@ -37,6 +42,23 @@ def test_every_private_name_is_still_there_with_its_shape():
     assert "_connection" in inspect.getsource(ServerSession.__init__)
     assert "_dispatcher" in inspect.getsource(ClientSession)
     assert sdk_private.context_streams() is create_context_streams
+
+
+def test_the_streamable_http_transport_still_has_what_the_json_answers_use():
+    import mcp.server.streamable_http_manager as manager
+    from mcp.server import streamable_http
+    from mcp.shared.message import ServerMessageMetadata
+
+    transport = streamable_http.StreamableHTTPServerTransport
+    assert "StreamableHTTPServerTransport" in vars(manager)  # the manager builds its transports by this name
+    assert "StreamableHTTPServerTransport(" in inspect.getsource(manager.StreamableHTTPSessionManager)
+    methods = TRANSPORT_ATTRIBUTES - {"_read_stream_writer", "_request_streams"}
+    assert all(callable(getattr(transport, name, None)) for name in methods)
+    assert list(inspect.signature(transport._handle_post_request).parameters) == ["self", "scope", "request", "receive", "send"]
+    source = inspect.getsource(transport)
+    assert "self._request_streams[request_id] = " in source and "writer = self._read_stream_writer" in source
+    assert "can_send_request" in ServerMessageMetadata.__dataclass_fields__
+    assert {"REQUEST_STREAM_BUFFER_SIZE", "EventMessage", "check_accept_headers"} <= set(vars(streamable_http))
 
 
 def _private_uses(path: Path) -> list[str]:

@@ -22,8 +22,10 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+from . import sdk_private
 from .argument_limits import too_large_error
 from .call_cap import CapSettings, settings_from_env
+from .constants import ACP_INPUT_ANNOTATION, ACP_INPUT_TABLE_REF
 from .http_call_cap import SessionCallCap
 from .http_cancel import CancelOnClose
 from .requestids import REQUEST_SCOPE_KEY, RequestHead, head, screen
@@ -134,14 +136,56 @@ class BearerGuard:
         await self.app(scope, receive, send)
 
 
+class JsonAnswers:
+    """Which requests are answered as one JSON body instead of an SSE stream (sdk_private.answer_as_json_when_asked):
+    a tools/call that asks for no progress, of a tool that cannot ask the host for a table (no ``table_ref``
+    argument anywhere in its schema, 8.8). Such a call sends nothing before its answer, so the body loses
+    nothing, and a stream's five tasks per request are about a fifth of a small call's CPU (bench case 4b).
+    Every other request keeps the stream: progress notifications and ``acp/read_table`` travel on it."""
+
+    def __init__(self, acp: AcpServer):
+        self._acp = acp
+        self._asking: frozenset[str] | None = None  # worked out at the first call: start-up stays as it is
+
+    def __call__(self, request: dict[str, Any]) -> bool:
+        params = request.get("params")
+        if request.get("method") != "tools/call" or not isinstance(params, dict):
+            return False
+        meta = params.get("_meta")
+        if isinstance(meta, dict) and "progressToken" in meta:
+            return False
+        name = params.get("name")
+        return isinstance(name, str) and name not in self._tools_asking_the_host()
+
+    def _tools_asking_the_host(self) -> frozenset[str]:
+        if self._asking is None:
+            state = self._acp.state
+            self._asking = frozenset(name for name, tool in state.loaded.tools.items()
+                                     if _reads_a_host_table(state.published_schema(tool)))
+        return self._asking
+
+
+def _reads_a_host_table(schema: Any) -> bool:
+    if isinstance(schema, dict):
+        if schema.get(ACP_INPUT_ANNOTATION) == ACP_INPUT_TABLE_REF:
+            return True
+        return any(_reads_a_host_table(value) for value in schema.values())
+    if isinstance(schema, list):
+        return any(_reads_a_host_table(value) for value in schema)
+    return False
+
+
 class RequestIdGuard:
     """ASGI wrapper: a POST whose JSON-RPC id is not a string or an integer gets HTTP 400 with a
     JSON-RPC error (-32600, id null) instead of the SDK's 202 and silence (requestids.py). It parses the body once
-    and leaves the request it holds on the scope (``REQUEST_SCOPE_KEY``) for the wrappers inside."""
+    and leaves the request it holds on the scope (``REQUEST_SCOPE_KEY``) for the wrappers inside, marked with
+    ``json_answer`` when ``json_answer(request)`` says so."""
 
-    def __init__(self, app: Any, max_body: int = CHECKED_BODY_BYTES):
+    def __init__(self, app: Any, max_body: int = CHECKED_BODY_BYTES,
+                 json_answer: Callable[[dict[str, Any]], bool] | None = None):
         self.app = app
         self.max_body = max_body
+        self.json_answer = json_answer
 
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
         if scope["type"] != "http" or scope.get("method") != "POST":
@@ -183,7 +227,8 @@ class RequestIdGuard:
                 await send({"type": "http.response.body", "body": body})
                 return
             if request is not None:
-                scope = {**scope, REQUEST_SCOPE_KEY: RequestHead(request["id"], str(request["method"]), size)}
+                json_answer = self.json_answer is not None and self.json_answer(request)
+                scope = {**scope, REQUEST_SCOPE_KEY: RequestHead(request["id"], str(request["method"]), size, json_answer)}
 
         async def replay() -> dict[str, Any]:
             return buffered.pop(0) if buffered else await receive()
@@ -243,7 +288,8 @@ def build_http_app(acp: AcpServer, *, host: str = "127.0.0.1", port: int = 7413,
         custom_starlette_routes=[Route(FILES_PATH + "/{token}", serve_file, methods=["GET"])],
     )
     app = CancelOnClose(TableUrls(app, table_url_factory(files, f"http://{host}:{port}")))
-    app = RequestIdGuard(SessionCallCap(app, cap if cap is not None else settings_from_env()))
+    sdk_private.answer_as_json_when_asked(REQUEST_SCOPE_KEY)
+    app = RequestIdGuard(SessionCallCap(app, cap if cap is not None else settings_from_env()), json_answer=JsonAnswers(acp))
     return BearerGuard(app, token) if token else app
 
 

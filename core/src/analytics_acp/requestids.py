@@ -71,11 +71,13 @@ def _may_be_request(raw: bytes | str) -> bool:
 
 
 class RequestHead(NamedTuple):
-    """The id and method of the one JSON-RPC request a message body holds, and the body's size in bytes."""
+    """The id and method of the one JSON-RPC request a message body holds, the body's size in bytes, and whether
+    it is answered as one JSON body rather than an SSE stream (Streamable HTTP, http_app.JsonAnswers)."""
 
     id: str | int
     method: str
     size: int = 0
+    json_answer: bool = False
 
 
 # Where RequestIdGuard (http_app.py), which parses each POST body once, leaves its RequestHead on the ASGI scope for the

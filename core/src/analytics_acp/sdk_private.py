@@ -1,10 +1,11 @@
 """Every use of the mcp SDK's private names, in one place (issue 27.3).
 
-The core needs five things the SDK has no public API for: the stdio fd claim and diversion
+The core needs six things the SDK has no public API for: the stdio fd claim and diversion
 (server_stdio.py reads and writes the wire itself), context-carrying memory streams, per-connection
-state (one dict per stdio connection or HTTP session), the HTTP client with the SDK's timeouts
-and the dispatcher's raw request path (the host
-client keeps nulls inside ``_meta.acp`` and skips model validation of big results). They are pinned to
+state (one dict per stdio connection or HTTP session), the HTTP client with the SDK's timeouts,
+the dispatcher's raw request path (the host client keeps nulls inside ``_meta.acp`` and skips model
+validation of big results) and a per-request choice of answer over Streamable HTTP (one JSON body or an
+SSE stream; the SDK has one switch per server). They are pinned to
 ``MCP_VERSION``: tests/test_core_sdk_private.py fails loudly on another SDK version or when one of
 them moves, and fails when any other core module reaches for a private SDK name.
 Imports happen on use, so importing this module costs nothing (the host client imports it).
@@ -73,3 +74,110 @@ async def send_raw_request(session: Any, method: str, params: dict[str, Any], op
     """The client session's dispatcher path for any JSON-RPC request (``session._dispatcher``)."""
     result: dict[str, Any] = await session._dispatcher.send_raw_request(method, params, opts)
     return result
+
+
+# --- Streamable HTTP: one JSON body for a call that has nothing to send before its answer --------------------
+# The SDK answers every request POST either as an SSE stream or, with ``json_response=True``, as one JSON body,
+# for the whole server. A stream costs a task group of five tasks per request (sse_starlette's response: the
+# stream, a keep-alive ping, two listeners, the SDK's writer): about a fifth of a small call's CPU (bench case
+# 4b, tools/bench/README.md). A JSON body carries the answer only, so the choice is made per request by the
+# caller (http_app.py): ``scope[key].json_answer``. The rest is the SDK's own JSON-response path, done here for
+# one request: the same checks and the same ``message_router`` stream; related messages that reach it (none is
+# sent: the caller asks JSON only for calls without a progress token whose tool cannot ask the host) are
+# skipped, and ``can_send_request`` is off, as the SDK's JSON mode has it. A client that closes the connection
+# before the answer ends the wait, as an SSE stream's disconnect listener does (http_cancel.py then cancels).
+
+_JSON_ANSWERS: dict[str, Any] = {}
+
+
+def answer_as_json_when_asked(scope_key: str) -> None:
+    """Have the SDK's session manager build transports that answer a request POST as one JSON body when
+    ``scope[scope_key].json_answer`` is true (``mcp.server.streamable_http_manager`` creates them by name)."""
+    import mcp.server.streamable_http_manager as manager
+
+    if manager.StreamableHTTPServerTransport is _JSON_ANSWERS.get("class"):
+        return
+    _JSON_ANSWERS["class"] = transport = _json_answer_transport(scope_key)
+    setattr(manager, "StreamableHTTPServerTransport", transport)  # noqa: B010 - a module's class, replaced
+
+
+def _json_answer_transport(scope_key: str) -> Any:
+    from functools import partial
+    from http import HTTPStatus
+
+    import anyio
+    import pydantic_core
+    from mcp.server.streamable_http import (
+        REQUEST_STREAM_BUFFER_SIZE,
+        EventMessage,
+        StreamableHTTPServerTransport,
+        check_accept_headers,
+    )
+    from mcp.shared.message import ServerMessageMetadata, SessionMessage
+    from mcp_types import INTERNAL_ERROR, JSONRPCError, JSONRPCRequest, JSONRPCResponse, jsonrpc_message_adapter
+    from pydantic import ValidationError
+
+    class JsonAnswerTransport(StreamableHTTPServerTransport):
+        """The SDK's transport; a POST the caller marked is answered as one JSON body."""
+
+        async def _handle_post_request(self, scope: Any, request: Any, receive: Any, send: Any) -> None:
+            head = scope.get(scope_key)
+            writer = self._read_stream_writer
+            if (head is None or not getattr(head, "json_answer", False) or writer is None
+                    or not check_accept_headers(request)[0] or not self._check_content_type(request)):
+                await super()._handle_post_request(scope, request, receive, send)
+                return
+            body = await request.body()  # Starlette keeps it: the SDK's path below reads the same bytes
+            try:
+                message = jsonrpc_message_adapter.validate_python(pydantic_core.from_json(body), by_name=False)
+            except (ValueError, ValidationError):
+                message = None
+            if not isinstance(message, JSONRPCRequest) or message.method == "initialize":
+                await super()._handle_post_request(scope, request, receive, send)  # its answers for every fault
+                return
+            if not await self._validate_request_headers(request, send):
+                return
+            request_id = str(message.id)
+            self._request_streams[request_id] = anyio.create_memory_object_stream[EventMessage](
+                REQUEST_STREAM_BUFFER_SIZE)
+            metadata = ServerMessageMetadata(
+                request_context=request, can_send_request=False,
+                on_request_unanswered=partial(self._terminate_unanswered_request, message.id))
+            try:
+                await writer.send(SessionMessage(message, metadata=metadata))
+                answer, gone = await _answer_or_disconnect(self._request_streams[request_id][1], receive)
+            finally:
+                await self._clean_up_memory_streams(request_id)
+            if gone:
+                return  # nobody to answer; the request is cancelled outside (http_cancel.CancelOnClose)
+            if answer is None:  # the session ended with the request in flight, as the SDK answers it
+                response = self._create_error_response(
+                    "Session terminated before the request completed", HTTPStatus.INTERNAL_SERVER_ERROR,
+                    INTERNAL_ERROR)
+            else:
+                response = self._create_json_response(answer)
+            await response(scope, receive, send)
+
+    async def _answer_or_disconnect(reader: Any, receive: Any) -> tuple[Any, bool]:
+        found: list[Any] = []
+        gone = [False]
+        async with anyio.create_task_group() as tg:
+
+            async def watch() -> None:
+                while (await receive())["type"] != "http.disconnect":
+                    pass
+                gone[0] = True
+                tg.cancel_scope.cancel()
+
+            tg.start_soon(watch)
+            try:
+                async for event in reader:
+                    if isinstance(event.message, JSONRPCResponse | JSONRPCError):
+                        found.append(event.message)
+                        break
+            except (anyio.EndOfStream, anyio.ClosedResourceError):
+                pass  # the session ended: no answer
+            tg.cancel_scope.cancel()
+        return (found[0] if found else None), gone[0]
+
+    return JsonAnswerTransport
