@@ -31,8 +31,8 @@ def env(**extra):
     return e
 
 
-def serve_command(*args):
-    return [sys.executable, "-m", "analytics_acp", "serve", MINI, *args]
+def serve_command(*args, module=MINI):
+    return [sys.executable, "-m", "analytics_acp", "serve", module, *args]
 
 
 @asynccontextmanager
@@ -90,14 +90,15 @@ def http_mini(stderr=None, **extra_env):
 
 
 @contextmanager
-def http_mini_process(stderr=None, **extra_env):
-    """``http_mini`` that also yields the server's pid (a test that watches its CPU): ``(url, pid)``."""
+def http_mini_process(stderr=None, module=MINI, **extra_env):
+    """``http_mini`` that also yields the server's pid (a test that watches its CPU): ``(url, pid)``; ``module``
+    serves another fixture connector."""
     import socket
     import subprocess
     import time
 
     port = free_port()
-    proc = subprocess.Popen(serve_command("--http"), env=env(ACP_PORT=str(port), **extra_env),
+    proc = subprocess.Popen(serve_command("--http", module=module), env=env(ACP_PORT=str(port), **extra_env),
                             stderr=stderr if stderr is not None else subprocess.DEVNULL)
     try:
         for _ in range(600):  # polls the port while the server imports (no fixed wait)

@@ -23,7 +23,7 @@ EXTRACT = tool_call(1, "extract", ARGS, ACP)
 
 @pytest.fixture(scope="module")
 def served():
-    with http_mini_process() as (url, pid):
+    with http_mini_process(module="mini_asker") as (url, pid):  # the mini connector plus ask_host
         yield url, pid
 
 
@@ -71,6 +71,28 @@ def test_a_tool_that_may_ask_the_host_for_a_table_keeps_its_stream(served):
             assert answered.status_code == 202
             result = next(m for m in messages if m.get("id") == 1)
     assert json.loads(result["result"]["content"][0]["text"])["sum"] == 5
+
+
+def test_a_tool_asking_the_host_outside_a_table_ref_gets_a_typed_error_at_once_when_answered_as_json(served):
+    # A JSON-answered call has no stream for acp/read_table (8.8): the tool gets ACP_HOST_TABLES_UNSUPPORTED, not a
+    # wait for a host that never hears the question; asking for progress gives it the stream, and the table.
+    url, _ = served
+    with httpx.Client(timeout=60) as http:
+        session = open_http_session(http, url, host_tables=True)
+        plain = http.post(url, json=tool_call(1, "ask_host", {"name": "t1"}), headers=session)
+        assert plain.headers["content-type"] == "application/json"
+        result = plain.json()["result"]
+        error = json.loads(result["content"][0]["text"])["error"]
+        assert result["isError"] and error["name"] == "ACP_HOST_TABLES_UNSUPPORTED" and error["code"] == -32020
+        assert "'t1'" in error["message"] and "table_ref" in error["message"]
+        streamed = tool_call(2, "ask_host", {"name": "t1"}, {"progressToken": 1})
+        with http.stream("POST", url, json=streamed, headers=session) as response:
+            messages = sse_messages(response.iter_lines())
+            asked = next(m for m in messages if m.get("method") == "acp/read_table")
+            table = {"format": "inline", "headers": [{"name": "v", "type": "number"}], "table": [{"v": 2}, {"v": 3}]}
+            http.post(url, json={"jsonrpc": "2.0", "id": asked["id"], "result": table}, headers=session)
+            answer = next(m for m in messages if m.get("id") == 2)
+    assert json.loads(answer["result"]["content"][0]["text"])["rows"] == 2
 
 
 def _post_raw(url: str, session: dict[str, str], message: dict) -> socket.socket:

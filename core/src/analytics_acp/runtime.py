@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any, cast
 import anyio
 import mcp_types as types
 from mcp.server.lowlevel import Server
-from mcp.shared.exceptions import MCPError
+from mcp.shared.exceptions import MCPError, NoBackChannelError
 from mcp.shared.message import ServerMessageMetadata
 from pydantic import ConfigDict
 
@@ -33,7 +33,7 @@ from . import gcsettle, sdk_private, server_stdio
 from .constants import ACP_KEY, ACP_METHOD_CONFIGURE, ACP_METHOD_READ_TABLE, VALIDATE_ONLY_CAPABILITY, VALIDATE_ONLY_KEY
 from .context import ClientInfo, HostTable
 from .effective import SessionConfig
-from .errors import AcpError, UpstreamError, error_from_payload
+from .errors import AcpError, HostTablesUnsupported, UpstreamError, error_from_payload
 from .plugins import LoadedConnector
 from .runtime_state import RuntimeState
 from .runtime_tools import capability, tool_list
@@ -262,6 +262,13 @@ async def _read_table(ctx: Any, ref: str, call_id: str | None) -> HostTable:
             _OpenResult,
             metadata=ServerMessageMetadata(related_request_id=ctx.request_id),
         )
+    except NoBackChannelError:
+        # A call answered as one JSON body (http_app.JsonAnswers: its tool has no table_ref argument) has no
+        # stream to carry the request: a typed answer at once instead of a host that never hears the question.
+        raise HostTablesUnsupported(
+            f"This tool asked the host for table {ref!r} outside a table_ref argument, so this call cannot send "
+            "acp/read_table; the connector must declare the argument as a table_ref (8.8)."
+        ) from None
     except MCPError as exc:
         if -32049 <= exc.code <= -32010:  # ACP codes pass through with the host's message (11.6)
             raise error_from_payload({"code": exc.code, "message": exc.message, "data": exc.data}) from None
