@@ -125,6 +125,57 @@ def test_a_json_answered_call_stops_when_its_client_closes_the_connection(served
         assert again.status_code == 200 and again.json()["id"] == 1
 
 
+def _spin_in_background(http: httpx.Client, url: str, session: dict[str, str], pid: int, request_id: int):
+    """POST a JSON-answered ``spin`` from a thread of its own; returns its future once the server runs it."""
+    import concurrent.futures
+
+    pool = concurrent.futures.ThreadPoolExecutor(1)
+    start = cpu_ticks(pid)
+    answer = pool.submit(http.post, url, json=tool_call(request_id, "spin", {}, ACP), headers=session)
+    pool.shutdown(wait=False)
+    until(lambda: cpu_ticks(pid) - start >= 30, "the spin running (a third of a second of the server's CPU)")
+    return answer
+
+
+def test_a_cancelled_json_answered_call_is_answered_as_its_stream_would_be(served):
+    # The SDK's client ignores a late answer on a stream but fails its whole connection on a late JSON body (seen
+    # in CI: the kit's client closing while the answer to the call it had just cancelled was on its way). So the
+    # cancel's error comes as the stream path sends it, one SSE event, whenever it comes.
+    url, pid = served
+    with httpx.Client(timeout=60) as http:
+        session = open_http_session(http, url)
+        answer = _spin_in_background(http, url, session, pid, 11)
+        cancel = {"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 11}}
+        assert http.post(url, json=cancel, headers=session).status_code == 202
+        cancelled = answer.result(timeout=60)
+        assert cancelled.headers["content-type"].startswith("text/event-stream")
+        (error,) = [m for m in sse_messages(cancelled.text.splitlines()) if "id" in m]
+        assert error["id"] == 11 and error["error"]["code"] == -32800  # the SDK's answer to a cancelled request
+        again = http.post(url, json=EXTRACT, headers=session)  # the session goes on, its plain calls still JSON
+        assert again.headers["content-type"] == "application/json" and again.json()["id"] == 1
+        # A cancel can overtake its request (they are two POSTs): the request then runs to its end, and its
+        # answer, which the client no longer waits for, comes as a stream too.
+        early = {"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 13}}
+        assert http.post(url, json=early, headers=session).status_code == 202
+        overtaken = http.post(url, json=tool_call(13, "extract", ARGS, ACP), headers=session)
+        assert overtaken.headers["content-type"].startswith("text/event-stream")
+        (late,) = [m for m in sse_messages(overtaken.text.splitlines()) if "id" in m]
+        assert late["id"] == 13 and len(late["result"]["_meta"]["acp"]["system_data"]["table"]) == 3
+
+
+def test_a_json_answered_call_whose_session_ends_gets_the_streams_answer(served):
+    # DELETE ends the session with the call in flight (28.2): the stream path ends its stream without an event;
+    # the JSON path does the same (it used to answer a 500 JSON body, which a closing SDK client fails on).
+    url, pid = served
+    with httpx.Client(timeout=60) as http:
+        session = open_http_session(http, url)
+        answer = _spin_in_background(http, url, session, pid, 12)
+        assert http.delete(url, headers=session).status_code == 200
+        ended = answer.result(timeout=60)
+    assert ended.status_code == 200 and ended.headers["content-type"].startswith("text/event-stream")
+    assert not [m for m in sse_messages(ended.text.splitlines()) if "id" in m]
+
+
 def test_the_json_path_keeps_the_sdks_session_checks(served):
     url, _ = served
     with httpx.Client(timeout=60) as http:

@@ -17,7 +17,7 @@ PRIVATE_ATTRIBUTES = {"_connection", "_dispatcher"}  # SDK objects' private attr
 # ... and those of the Streamable HTTP transport, whose POST handling the shim does for JSON-answered calls
 TRANSPORT_ATTRIBUTES = {"_handle_post_request", "_read_stream_writer", "_request_streams", "_check_content_type",
                         "_validate_request_headers", "_terminate_unanswered_request", "_clean_up_memory_streams",
-                        "_create_error_response", "_create_json_response"}
+                        "_create_json_response"}
 PRIVATE_ATTRIBUTES |= TRANSPORT_ATTRIBUTES
 
 

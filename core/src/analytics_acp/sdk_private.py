@@ -86,8 +86,12 @@ async def send_raw_request(session: Any, method: str, params: dict[str, Any], op
 # sent: the caller asks JSON only for calls without a progress token whose tool cannot ask the host) are
 # skipped, and ``can_send_request`` is off, as the SDK's JSON mode has it. A client that closes the connection
 # before the answer ends the wait, as an SSE stream's disconnect listener does (http_cancel.py then cancels).
+# A request the client cancelled (notifications/cancelled) or whose session ended is answered as the SDK's stream
+# path answers it, as a (short) SSE body: such an answer can arrive after the client closed its session, and the
+# SDK's client, which ignores a late answer on a stream, fails its whole connection on a late JSON body.
 
 _JSON_ANSWERS: dict[str, Any] = {}
+CANCELS_KEPT = 256  # per session: request ids the client cancelled, for their answers' form
 
 
 def answer_as_json_when_asked(scope_key: str) -> None:
@@ -103,26 +107,32 @@ def answer_as_json_when_asked(scope_key: str) -> None:
 
 def _json_answer_transport(scope_key: str) -> Any:
     from functools import partial
-    from http import HTTPStatus
 
     import anyio
     import pydantic_core
     from mcp.server.streamable_http import (
+        MCP_SESSION_ID_HEADER,
+        REQUEST_CANCELLED,
         REQUEST_STREAM_BUFFER_SIZE,
         EventMessage,
         StreamableHTTPServerTransport,
         check_accept_headers,
     )
     from mcp.shared.message import ServerMessageMetadata, SessionMessage
-    from mcp_types import INTERNAL_ERROR, JSONRPCError, JSONRPCRequest, JSONRPCResponse, jsonrpc_message_adapter
+    from mcp_types import JSONRPCError, JSONRPCRequest, JSONRPCResponse, jsonrpc_message_adapter
     from pydantic import ValidationError
+    from starlette.responses import Response
 
     class JsonAnswerTransport(StreamableHTTPServerTransport):
         """The SDK's transport; a POST the caller marked is answered as one JSON body."""
 
+        _cancels: dict[str, None] | None = None  # ids named by the client's notifications/cancelled, newest last
+
         async def _handle_post_request(self, scope: Any, request: Any, receive: Any, send: Any) -> None:
             head = scope.get(scope_key)
             writer = self._read_stream_writer
+            if head is None:
+                await self._note_cancel(request)  # a notification, an answer: the SDK's path below handles it
             if (head is None or not getattr(head, "json_answer", False) or writer is None
                     or not check_accept_headers(request)[0] or not self._check_content_type(request)):
                 await super()._handle_post_request(scope, request, receive, send)
@@ -148,15 +158,40 @@ def _json_answer_transport(scope_key: str) -> Any:
                 answer, gone = await _answer_or_disconnect(self._request_streams[request_id][1], receive)
             finally:
                 await self._clean_up_memory_streams(request_id)
+            # A cancel can overtake its request (two POSTs): the request then runs to its end, unknown to the cancel.
+            cancelled = self._cancels is not None and request_id in self._cancels
             if gone:
                 return  # nobody to answer; the request is cancelled outside (http_cancel.CancelOnClose)
-            if answer is None:  # the session ended with the request in flight, as the SDK answers it
-                response = self._create_error_response(
-                    "Session terminated before the request completed", HTTPStatus.INTERNAL_SERVER_ERROR,
-                    INTERNAL_ERROR)
+            if answer is None or cancelled or (isinstance(answer, JSONRPCError) and answer.error.code == REQUEST_CANCELLED):
+                response = self._stream_answer(answer)  # nothing, or the cancel's error: what the stream path sends
             else:
                 response = self._create_json_response(answer)
             await response(scope, receive, send)
+
+        async def _note_cancel(self, request: Any) -> None:
+            """Remember the request id a notifications/cancelled in this POST names (the last CANCELS_KEPT)."""
+            body = await request.body()  # Starlette keeps it for the SDK's path
+            if b"notifications/cancelled" not in body:
+                return
+            try:
+                note = pydantic_core.from_json(body)
+                target = str(note["params"]["requestId"]) if note.get("method") == "notifications/cancelled" else None
+            except (ValueError, TypeError, KeyError, AttributeError):
+                return  # the SDK's path answers a malformed body
+            if target is not None:
+                cancels = self._cancels = self._cancels if self._cancels is not None else {}
+                cancels[target] = None
+                if len(cancels) > CANCELS_KEPT:
+                    del cancels[next(iter(cancels))]
+
+        def _stream_answer(self, answer: Any) -> Any:
+            """The SDK's SSE answer in one body: the message as one event, or no event (the stream just ends)."""
+            body = b"" if answer is None else (
+                b"event: message\r\ndata: " + answer.model_dump_json(by_alias=True, exclude_unset=True).encode() + b"\r\n\r\n")
+            headers = {"Cache-Control": "no-cache, no-transform", "Content-Type": "text/event-stream"}
+            if self.mcp_session_id:
+                headers[MCP_SESSION_ID_HEADER] = self.mcp_session_id
+            return Response(body, headers=headers)
 
     async def _answer_or_disconnect(reader: Any, receive: Any) -> tuple[Any, bool]:
         found: list[Any] = []
