@@ -37,7 +37,6 @@ ENV_BUDGET = "ACP_BRIDGE_QUERY_CACHE_MB"
 DEFAULT_BUDGET_MB = 512
 MAX_INDEXES = 2  # per cached table: each costs memory and slows nothing else, but is rarely reused
 MAX_SORT_INDEXES = 4  # per cached table: one per column the dataset view sorted by (view/pages.py)
-SORT_THREADS_CAP = 4  # helper threads of an index build's sorter (SQLite's own cap is 8)
 MAX_SHAPES = 32  # GROUP BY shapes remembered per table, waiting for their second sighting
 _names = itertools.count(1)
 
@@ -57,17 +56,6 @@ def default_budget_bytes() -> int:
 def memdb_uri() -> str:
     """A new name for a shared in-memory SQLite database of this process."""
     return f"file:/analytics-acp-query-{os.getpid()}-{next(_names)}?vfs=memdb"
-
-
-def open_keeper(uri: str) -> sqlite3.Connection:
-    """The connection that holds a cached table's memdb database alive and builds its indexes.
-
-    Its index builds may sort in helper threads (SQLite's sorter sorts CREATE INDEX's runs in parallel:
-    measured on 2 cores, 1M x 6, the preload's two indexes 17% faster); queries use connections of their own.
-    """
-    keeper = sqlite3.connect(uri, uri=True, check_same_thread=False)
-    keeper.execute(f"PRAGMA threads={min(SORT_THREADS_CAP, max(0, (os.cpu_count() or 1) - 1))}")
-    return keeper
 
 
 def identity(dataset: Any) -> tuple[Any, ...] | None:
@@ -258,7 +246,7 @@ class TableCache:
             self._entries.move_to_end(key)
             return self._entries[key], True
         uri = memdb_uri()
-        keeper = open_keeper(uri)
+        keeper = sqlite3.connect(uri, uri=True, check_same_thread=False)
         try:
             keeper.execute("PRAGMA journal_mode=OFF")  # a fresh private table: nothing to roll back to
             load(keeper, dataset)

@@ -43,7 +43,7 @@ from typing import Any
 
 import orjson
 
-from .cache import TableCache, db_bytes, identity, memdb_uri, open_keeper
+from .cache import TableCache, db_bytes, identity, memdb_uri
 from .groupshape import MAX_COLUMNS
 from .loadworker import LAYOUT, MAX_LINE
 from .tableload import load_sql, quote
@@ -137,7 +137,7 @@ class Preload:
                 return  # over the budget, or an error: the first query loads the CSV
             self.cache.drop_deleted()  # a deleted dataset's table is not held beside the new one (peak memory)
             uri = memdb_uri()
-            keeper = open_keeper(uri)
+            keeper = sqlite3.connect(uri, uri=True, check_same_thread=False)
             try:
                 self._assemble(keeper, outs)
                 distinct = [orjson.loads(answer)["distinct"] for answer in answers]
