@@ -113,13 +113,18 @@ def test_bridge_preload_reads_another_layout_whole_when_split(tmp_path, monkeypa
 def test_bridge_preload_indexes_the_likely_group_by_keys_before_the_first_query(tmp_path, monkeypatch):
     # Issue 39.3: the first GROUP BY after an extraction reads a covering index instead of sorting:
     # one for the text column and one for the date column with the fewest values; free text left out.
+    # The first is built before any query sees the table, the second after it while no query runs.
     monkeypatch.setattr(preload, "INDEX_MIN_ROWS", 1_000)
     monkeypatch.setattr(preload, "DISTINCT_CAP", 100)
     monkeypatch.setattr(preload, "SPLIT_BYTES", 1)
     store, cache, loaders = DatasetStore(tmp_path / "p"), TableCache(), []
     dataset_id = _extract(tmp_path, store, cache, 5_000, loaders=loaders)
+    assert loaders[0].done.wait(120) and loaders[0].indexes == ["acp_ahead_1"]
+    later = loaders[0].later
+    assert later is not None and later.finished.wait(120)
+    assert later.built == ["acp_ahead_2"] and not later.stopped
     first = _group_by(store, dataset_id, cache)
-    assert loaders[0].indexes == ["acp_ahead_1", "acp_ahead_2"] and cache.loads == 0
+    assert cache.loads == 0
     made = dict(cache.indexes(store.get(dataset_id)))
     assert '("channel", "id", "day", "amount", "paid")' in made["acp_ahead_1"]
     assert '("day", "id", "channel", "amount", "paid")' in made["acp_ahead_2"]  # "extra": past the cap

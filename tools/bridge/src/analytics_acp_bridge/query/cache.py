@@ -17,6 +17,10 @@ B-TREE FOR GROUP BY") and that comes back a second time for the same cached tabl
 covering index in that table's database (``index_group_by``), built with the cache's own
 connection. At most MAX_INDEXES per table; their pages count in the budget; they die with the
 table (a changed CSV is a new identity, a new database).
+
+A preload's further indexes are built while nobody queries the table (indexbuild.IdleBuild): anything
+that uses or drops an entry's database first stops such a build (``_quiet``), so a query never waits
+for it.
 """
 
 from __future__ import annotations
@@ -32,6 +36,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .groupshape import GroupShape
+from .indexbuild import IdleBuild, create_index, db_bytes
 
 ENV_BUDGET = "ACP_BRIDGE_QUERY_CACHE_MB"
 DEFAULT_BUDGET_MB = 512
@@ -78,6 +83,7 @@ class _Entry:
     indexed: list[GroupShape] = field(default_factory=list)
     sorted: dict[str, str] = field(default_factory=dict)  # column -> its index, for the dataset view
     refused: set[GroupShape] = field(default_factory=set)  # shapes whose index could not be kept
+    idle: IdleBuild | None = None  # a preload's indexes still being built (stopped by any other use)
 
 
 class TableCache:
@@ -153,18 +159,48 @@ class TableCache:
             if self._expected.get(key) is pending:
                 del self._expected[key]
 
-    def adopt(self, key: tuple[Any, ...], uri: str, keeper: sqlite3.Connection, table: str, pending: Any) -> None:
-        """Take a table loaded by a preload as the entry of ``key`` (in the budget, most recently used)."""
+    def adopt(self, key: tuple[Any, ...], uri: str, keeper: sqlite3.Connection, table: str, pending: Any,
+              later: list[tuple[str, list[str]]] | None = None) -> IdleBuild | None:
+        """Take a table loaded by a preload as the entry of ``key`` (in the budget, most recently used).
+
+        ``later``: indexes (name, columns) to build while no query uses the table; returns that build.
+        """
         with self._lock:
             if self._expected.get(key) is pending:
                 del self._expected[key]
             if key in self._entries or not os.path.exists(key[0]):
                 keeper.close()
-                return
+                return None
             self._drop_deleted()
-            self._entries[key] = _Entry(uri=uri, keeper=keeper, size=db_bytes(keeper), table=table)
+            entry = _Entry(uri=uri, keeper=keeper, size=db_bytes(keeper), table=table)
+            self._entries[key] = entry
             self.preloaded += 1
             self._trim()
+            if not later or self._entries.get(key) is not entry:
+                return None
+            entry.idle = IdleBuild(keeper, table, later, self.budget)
+            entry.idle.start(lambda build: self._built(key, entry, build))
+            return entry.idle
+
+    def _built(self, key: tuple[Any, ...], entry: _Entry, build: IdleBuild) -> None:
+        """An idle build ended: the entry's size now counts its indexes."""
+        with self._lock:
+            if entry.idle is build:
+                entry.idle = None
+            if build.size is not None and self._entries.get(key) is entry:
+                entry.size = build.size
+                self._trim()
+
+    def _quiet(self, entry: _Entry) -> None:
+        """Stop the entry's idle build (a query or a change of the cache comes first); under the lock."""
+        if entry.idle is not None:
+            entry.idle.stop()
+            entry.idle = None
+
+    def _close(self, entry: _Entry) -> None:
+        """Drop an entry's database (a query that attached it keeps it until it ends)."""
+        self._quiet(entry)
+        entry.keeper.close()
 
     def drop_deleted(self) -> None:
         """Free the tables of datasets whose CSV is gone (a preload calls it before it builds another table)."""
@@ -173,7 +209,7 @@ class TableCache:
 
     def _drop_deleted(self) -> None:
         for stale in [k for k in self._entries if not os.path.exists(k[0])]:
-            self._entries.pop(stale).keeper.close()
+            self._close(self._entries.pop(stale))
 
     def index_group_by(self, dataset: Any, shape: GroupShape) -> str | None:
         """Note that ``shape`` needed a sort over the cached ``dataset``; the second time, index it.
@@ -229,6 +265,7 @@ class TableCache:
             entry = self._entries.get(key) if key is not None else None
             if entry is None:
                 return []
+            self._quiet(entry)
             rows = entry.keeper.execute("SELECT name, sql FROM sqlite_master WHERE type = 'index' ORDER BY name")
             return [(name, sql) for name, sql in rows]
 
@@ -237,13 +274,14 @@ class TableCache:
         with self._lock:
             self._expected.clear()
             while self._entries:
-                self._entries.popitem(last=False)[1].keeper.close()
+                self._close(self._entries.popitem(last=False)[1])
 
     def _get_or_load(self, dataset: Any, load: Loader) -> tuple[_Entry, bool]:
         """The dataset's entry and whether it is cached (False: use it for this query only)."""
         key = identity(dataset)
         if key is not None and key in self._entries:
             self._entries.move_to_end(key)
+            self._quiet(self._entries[key])  # a memdb database lets no reader in while it is written
             return self._entries[key], True
         uri = memdb_uri()
         keeper = sqlite3.connect(uri, uri=True, check_same_thread=False)
@@ -265,36 +303,16 @@ class TableCache:
         return entry, True
 
     def _build_index(self, entry: _Entry, shape: GroupShape, name: str) -> str | None:
-        """CREATE INDEX for ``shape`` in the entry's database; None (and never again) if it does not fit."""
-        columns = ", ".join(_quote(c) for c in shape.columns)
-        keeper = entry.keeper
-        try:
-            # A rollback journal (in memory: new pages are not journaled, so it stays small) so a
-            # memdb that fills up mid-build rolls back instead of leaving a broken table; and no
-            # waiting on a query that is reading the database meanwhile: we try again next time.
-            keeper.execute("PRAGMA journal_mode=MEMORY")
-            keeper.execute("PRAGMA busy_timeout=0")
-            keeper.execute(f"CREATE INDEX {_quote(name)} ON {_quote(entry.table)} ({columns})")
-            keeper.commit()
-        except sqlite3.OperationalError as exc:
-            if keeper.in_transaction:
-                keeper.rollback()
-            if "locked" not in str(exc) and "busy" not in str(exc):
-                entry.refused.add(shape)
-            return None
-        size = db_bytes(keeper)
-        if size > self.budget:
-            # The index alone would push this table out of the cache: keeping the table is worth more.
-            keeper.execute(f"DROP INDEX {_quote(name)}")
-            keeper.commit()
-            try:
-                keeper.execute("VACUUM")  # give the freed pages back (page_count is the budget's measure)
-            except sqlite3.OperationalError:
-                pass  # a reader holds it; _trim judges by the size measured below
+        """CREATE INDEX for ``shape`` in the entry's database; None (and never again if it does not fit) otherwise."""
+        self._quiet(entry)
+        built = create_index(entry.keeper, entry.table, name, shape.columns, self.budget)
+        if built is None:
+            return None  # a query is reading the database: we try again next time
+        if not built:
             entry.refused.add(shape)
-            entry.size = db_bytes(keeper)
+            entry.size = db_bytes(entry.keeper)
             return None
-        entry.size = size
+        entry.size = db_bytes(entry.keeper)
         entry.indexed.append(shape)
         return name
 
@@ -304,19 +322,9 @@ class TableCache:
         for key in list(self._entries):
             path = key[0]
             if (path in current and current[path] != key) or not os.path.exists(path):
-                self._entries.pop(key).keeper.close()
+                self._close(self._entries.pop(key))
 
     def _trim(self) -> None:
         while self._entries and self.size > self.budget:
-            self._entries.popitem(last=False)[1].keeper.close()
+            self._close(self._entries.popitem(last=False)[1])
 
-
-def db_bytes(conn: sqlite3.Connection) -> int:
-    """Bytes of SQLite pages of a connection's main database."""
-    (pages,) = conn.execute("PRAGMA page_count").fetchone()
-    (page_size,) = conn.execute("PRAGMA page_size").fetchone()
-    return pages * page_size
-
-
-def _quote(name: str) -> str:
-    return '"' + name.replace('"', '""') + '"'

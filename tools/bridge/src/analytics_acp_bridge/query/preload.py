@@ -12,9 +12,11 @@ CSV writer beside it 2.7x slower). A table file of SPLIT_BYTES or more is split 
 between two workers: once the extraction has answered, the bridge and the connector leave both
 cores idle, and a model's turn (a few seconds, bench case 5 "3 s after") is the time there is.
 
-Then, for a large table, the covering indexes of the GROUP BY keys a model most likely asks first
-(``build_ahead``), so that first question reads rows in order instead of sorting them. Queries over
-the dataset wait for all of it (``done``).
+Then, for a large table, covering indexes of the GROUP BY keys a model most likely asks first
+(``ahead_indexes``), so that first question reads rows in order instead of sorting them. Queries over
+the dataset wait for the table and the first of them (``done``); the others are built after it, while
+no query uses the table, and a query that comes first stops them (indexbuild.IdleBuild): a
+question asked early waits for one index build, not for all of them.
 
 The workers start when the CSV is in place, not before (issue 19.2): the bridge writes the CSV
 while the server is still writing the table file (early.py), so during the extraction both cores
@@ -43,8 +45,9 @@ from typing import Any
 
 import orjson
 
-from .cache import TableCache, db_bytes, identity, memdb_uri
+from .cache import TableCache, identity, memdb_uri
 from .groupshape import MAX_COLUMNS
+from .indexbuild import IdleBuild, create_index
 from .loadworker import LAYOUT, MAX_LINE
 from .tableload import load_sql, quote
 
@@ -69,6 +72,7 @@ class Preload:
         self._procs: list[subprocess.Popen[bytes]] = []
         self.rows = 0
         self.indexes: list[str] = []  # the indexes built ahead of the first query (the tests read them)
+        self.later: IdleBuild | None = None  # the other indexes, built once the first query may run
         # Opened now: the bridge deletes the table file once its CSV is written (8.5).
         self._fd: int | None = os.open(source, os.O_RDONLY)
         names = [str(h["name"]) for h in headers]
@@ -141,12 +145,15 @@ class Preload:
             try:
                 self._assemble(keeper, outs)
                 distinct = [orjson.loads(answer)["distinct"] for answer in answers]
-                self.indexes = build_ahead(keeper, self.table, self.names, self.kinds, self.rows, distinct,
-                                           self.cache.budget)
+                plan = ahead_indexes(self.names, self.kinds, self.rows, distinct)
+                if plan and create_index(keeper, self.table, *plan[0], self.cache.budget):
+                    self.indexes = [plan[0][0]]
+                else:
+                    plan = []  # the first did not fit: the others would not either
             except BaseException:
                 keeper.close()
                 raise
-            self.cache.adopt(self._key, uri, keeper, self.table, self)
+            self.later = self.cache.adopt(self._key, uri, keeper, self.table, self, later=plan[1:])
         except (OSError, sqlite3.Error, ValueError, KeyError, subprocess.TimeoutExpired) as exc:
             log.debug("preload of %s given up (%s): the first query loads the CSV", self.table, type(exc).__name__)
         finally:
@@ -226,9 +233,9 @@ def _parts(fd: int) -> list[tuple[int, int | None]]:
     return [(0, boundary), (boundary, None)]
 
 
-def build_ahead(conn: sqlite3.Connection, table: str, names: list[str], kinds: list[str], rows: int,
-                distinct: list[dict[str, list[Any] | None]], budget: int) -> list[str]:
-    """Covering indexes for the GROUP BY keys a model most likely asks first, built before any query sees the table.
+def ahead_indexes(names: list[str], kinds: list[str], rows: int,
+                  distinct: list[dict[str, list[Any] | None]]) -> list[tuple[str, list[str]]]:
+    """Covering indexes (name, columns) for the GROUP BY keys a model most likely asks first, likeliest first.
 
     A GROUP BY over a million rows sorts them (about 0.3 s of SQLite, three times DuckDB's hash
     aggregation, bench case 5); over a covering index that starts with the key it reads them in
@@ -237,8 +244,7 @@ def build_ahead(conn: sqlite3.Connection, table: str, names: list[str], kinds: l
     20 rows and at most DISTINCT_CAP, in tables of INDEX_MIN_ROWS rows or more. Each index holds the
     key, then the table's other columns in order, leaving out text columns with many distinct values
     (free text, ids: rarely aggregated, and the bulk of the bytes), at most groupshape.MAX_COLUMNS.
-    Queries wait for these (preload ``done``), so a dataset's plans never depend on how far its
-    preload got. Within the cache budget, or not kept.
+    The preload builds the first before any query sees the table and the others while none uses it.
     """
     if rows < INDEX_MIN_ROWS:
         return []
@@ -260,25 +266,8 @@ def build_ahead(conn: sqlite3.Connection, table: str, names: list[str], kinds: l
         if fit:
             keys.append(min(fit, key=lambda n: (counts[n], names.index(n))))
     wide = {n for n, c in counts.items() if c is None and kinds[names.index(n)] == "string"}
-    built: list[str] = []
-    conn.execute("PRAGMA journal_mode=MEMORY")  # an index that does not fit the memdb rolls back cleanly
-    for key in keys:
-        columns = [key] + [n for n in names if n != key and n not in wide][: MAX_COLUMNS - 1]
-        name = f"acp_ahead_{len(built) + 1}"
-        try:
-            conn.execute(f"CREATE INDEX {quote(name)} ON {quote(table)} ({', '.join(map(quote, columns))})")
-            conn.commit()
-        except sqlite3.OperationalError:  # the memdb is full: keep the table without it
-            if conn.in_transaction:
-                conn.rollback()
-            break
-        if db_bytes(conn) > budget:
-            conn.execute(f"DROP INDEX {quote(name)}")  # the table is worth more than its index
-            conn.commit()
-            conn.execute("VACUUM")  # give the pages back: page_count is the budget's measure
-            break
-        built.append(name)
-    return built
+    return [(f"acp_ahead_{i}", [key] + [n for n in names if n != key and n not in wide][: MAX_COLUMNS - 1])
+            for i, key in enumerate(keys, start=1)]
 
 
 def start(cache: TableCache, dataset_id: str, headers: list[dict[str, Any]], source: Path) -> Preload | None:

@@ -11,12 +11,7 @@ from __future__ import annotations
 from analytics_acp.results.inference import FALSE_WORDS, TRUE_WORDS
 
 from ..store import csvtypes
-
-
-def quote(name: str) -> str:
-    """An SQL identifier in double quotes."""
-    return '"' + name.replace('"', '""') + '"'
-
+from .indexbuild import quote
 
 _TRUE_SQL = ", ".join(f"'{w}'" for w in sorted(TRUE_WORDS | {"1"}))
 _FALSE_SQL = ", ".join(f"'{w}'" for w in sorted(FALSE_WORDS | {"0"}))
