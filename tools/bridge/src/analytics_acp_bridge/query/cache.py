@@ -308,11 +308,10 @@ class TableCache:
         built = create_index(entry.keeper, entry.table, name, shape.columns, self.budget)
         if built is None:
             return None  # a query is reading the database: we try again next time
+        entry.size = db_bytes(entry.keeper)
         if not built:
             entry.refused.add(shape)
-            entry.size = db_bytes(entry.keeper)
             return None
-        entry.size = db_bytes(entry.keeper)
         entry.indexed.append(shape)
         return name
 
