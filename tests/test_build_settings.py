@@ -52,9 +52,11 @@ def test_bad_build_toml_is_a_clear_error(tmp_path):
 def test_pyinstaller_command_line(tmp_path):
     source = ConnectorSource("databases", tmp_path, "analytics-acp-databases", "analytics_acp_databases.plugin")
     settings = load_settings("databases", tmp_path)
-    decl = {"distributions": ["SQLAlchemy", "pyinstaller", "duckdb_engine"], "entry_point_modules": ["duckdb_engine"]}
+    decl = {"distributions": ["SQLAlchemy", "pyinstaller", "duckdb_engine"], "entry_point_modules": ["duckdb_engine"],
+            "mypyc_modules": ["sqlglot.parser__mypyc"]}
     args = pyinstaller_args(source, settings, decl, tmp_path / "entry.py", tmp_path / "stage")
     pairs = list(zip(args, args[1:], strict=False))
+    assert ("--hidden-import", "sqlglot.parser__mypyc") in pairs  # imported from C by the compiled sqlglot.parser
     assert args[:4] == ["-m", "PyInstaller", "--onedir", "--noconfirm"]
     assert ("--name", "databases-server") in pairs and ("--hidden-import", "analytics_acp_databases.plugin") in pairs
     assert ("--exclude-module", "tkinter") in pairs and ("--exclude-module", "analytics_acp_prediction") in pairs
@@ -155,3 +157,19 @@ def test_lazy_references_become_hidden_imports(tmp_path):
     source = ConnectorSource("ga4", tmp_path, "analytics-acp-ga4", "analytics_acp_ga4.plugin")
     args = pyinstaller_args(source, load_settings("ga4", tmp_path), decl, tmp_path / "entry.py", tmp_path / "stage")
     assert ("--hidden-import", "analytics_acp_google.offline_check") in list(zip(args, args[1:], strict=False))
+
+
+def test_the_declaration_names_the_code_of_modules_compiled_by_mypyc():
+    """sqlglotc's compiled ``sqlglot.parser`` imports ``sqlglot.parser__mypyc`` from C: the declaration read in the
+    venv names every such module, so the frozen server has them (without: ModuleNotFoundError at the first query)."""
+    import importlib.util
+
+    from analytics_acp_build.freeze import _DECLARATION_SCRIPT
+
+    if importlib.util.find_spec("sqlglot.parser__mypyc") is None:
+        pytest.skip("sqlglotc is not installed on this platform (pyproject marker)")
+    out = subprocess.run([sys.executable, "-c", _DECLARATION_SCRIPT, "analytics_acp_databases.plugin", ""],
+                         capture_output=True, text=True, timeout=120, check=True).stdout
+    names = json.loads(out.strip().splitlines()[-1])["mypyc_modules"]
+    assert {"sqlglot.parser__mypyc", "sqlglot.tokenizer_core__mypyc", "sqlglot.parsers.sqlite__mypyc"} <= set(names)
+    assert all(n.endswith("__mypyc") and importlib.util.find_spec(n) is not None for n in names)

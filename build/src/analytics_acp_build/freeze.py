@@ -207,7 +207,7 @@ info = loaded.info
 refs = [info.check_setup, *(t.run for t in loaded.tools.values()), *(b.fetch for b in loaded.blocks.values())]
 lazy_modules = sorted({r.module for r in refs if isinstance(r, LazyRef)})
 groups = set(sys.argv[2].split(",")) if sys.argv[2] else set()
-dists, hidden = [], []
+dists, hidden, mypyc = [], [], []
 for dist in distributions():
     name = dist.metadata["Name"]
     if name:
@@ -215,11 +215,18 @@ for dist in distributions():
     for ep in dist.entry_points:
         if ep.group in groups:
             hidden.append(ep.value.split(":")[0])
+    # A module compiled by mypyc (sqlglotc's) is a small extension that imports its code from a sibling
+    # extension, "<module>__mypyc", from C: PyInstaller collects the first and never sees the second.
+    for file in dist.files or ():
+        folder, _, leaf = str(file).replace("\\", "/").rpartition("/")
+        stem, dot, _ = leaf.partition(".")
+        if folder and dot and stem.endswith("__mypyc") and leaf.endswith((".so", ".pyd")):
+            mypyc.append(folder.replace("/", ".") + "." + stem)
 print(json.dumps({"id": info.id, "name": info.name, "version": info.version, "publisher": info.publisher,
                   "description": info.description, "icon": info.icon,
                   "package_dir": str(info.package_dir) if info.package_dir else None,
                   "distributions": sorted(set(dists)), "entry_point_modules": sorted(set(hidden)),
-                  "lazy_modules": lazy_modules}))
+                  "lazy_modules": lazy_modules, "mypyc_modules": sorted(set(mypyc))}))
 """
 
 
@@ -271,7 +278,7 @@ def pyinstaller_args(source: ConnectorSource, settings: BuildSettings, declarati
     for mod in [*settings.excludes, *others]:
         args += ["--exclude-module", mod]
     for mod in [*settings.hidden_imports, *declaration.get("entry_point_modules", []),
-                *declaration.get("lazy_modules", [])]:
+                *declaration.get("lazy_modules", []), *declaration.get("mypyc_modules", [])]:
         args += ["--hidden-import", mod]
     for pkg in settings.collect_submodules:
         args += ["--collect-submodules", pkg]
