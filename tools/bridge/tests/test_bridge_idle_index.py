@@ -126,19 +126,3 @@ def test_bridge_idle_build_stop_interrupts_again_a_statement_that_started_late(m
     assert started.wait(60)
     assert job.stop() and job.built == [] and late.interrupts >= 2
     conn.close()
-
-
-def test_bridge_create_index_sorts_with_helper_threads_and_the_index_is_whole():
-    """create_index lets SQLite's sorter use helper threads (indexbuild.SORT_THREADS): a build waited for runs on
-    both cores; the index holds every row in key order, as one sorted on one thread."""
-    conn = sqlite3.connect(":memory:")
-    conn.execute("CREATE TABLE t (id INTEGER, k TEXT)")
-    rows = [(i, f"k{(i * 7919) % 613:04d}") for i in range(60_000)]
-    conn.executemany("INSERT INTO t VALUES (?, ?)", rows)
-    conn.execute("PRAGMA cache_size=-64")  # a small cache: the sorter writes runs, which the helpers sort
-    assert indexbuild.create_index(conn, "t", "i", ["k", "id"], 1 << 30) is True
-    assert conn.execute("PRAGMA threads").fetchone()[0] == indexbuild.SORT_THREADS >= 2
-    assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
-    in_index = conn.execute("SELECT k, id FROM t INDEXED BY i WHERE k >= '' ORDER BY k, id").fetchall()
-    assert in_index == sorted((k, i) for i, k in rows)
-    conn.close()

@@ -22,11 +22,6 @@ from dataclasses import dataclass, field
 
 STOP_BOUND_S = 5.0  # every wait is bounded: past this a query goes on (SQLite's own lock then decides)
 _POLL_S = 0.01  # an interrupt sent between two statements is lost (SQLite resets it): send it again
-# CREATE INDEX sorts every row; SQLite's sorter may hand sorted runs to helper threads (PRAGMA threads,
-# 0 by default). Measured on two cores, the bench's 1M-row index: 0.57 s with none, 0.51 with 1, 0.44 with 2,
-# no better with 4 or 8. An index is built while the other core is idle (the preload's first, before the
-# first query) or while a query waits for it (adaptive and sort indexes).
-SORT_THREADS = 2
 
 
 def quote(name: str) -> str:
@@ -55,7 +50,6 @@ def create_index(conn: sqlite3.Connection, table: str, name: str, columns: list[
         # query that is reading the database meanwhile.
         conn.execute("PRAGMA journal_mode=MEMORY")
         conn.execute("PRAGMA busy_timeout=0")
-        conn.execute(f"PRAGMA threads={SORT_THREADS}")
         conn.execute(f"CREATE INDEX {quote(name)} ON {quote(table)} ({', '.join(map(quote, columns))})")
         conn.commit()
     except sqlite3.OperationalError as exc:
